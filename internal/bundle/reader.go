@@ -64,7 +64,12 @@ type Bundle struct {
 	Limits    Limits
 	notes     []string
 	format    archives.Format
+	single    bool
 }
+
+// SingleFile reports whether the bundle is one log file (plain or
+// compressed) rather than an archive or a folder.
+func (b *Bundle) SingleFile() bool { return b.single }
 
 // Open looks at path and works out what kind of container it is. It reads
 // nothing but the first bytes of a file.
@@ -93,11 +98,14 @@ func Open(ctx context.Context, p string, limits Limits) (*Bundle, error) {
 	switch {
 	case errors.Is(err, archives.NoMatch):
 		b.Container = "file"
+		b.single = true
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w: identifying format: %w", p, ErrUnreadable, err)
 	default:
 		b.format = format
 		b.Container = strings.TrimPrefix(format.Extension(), ".")
+		_, isArchive := format.(archives.Extractor)
+		b.single = !isArchive
 	}
 	return b, nil
 }

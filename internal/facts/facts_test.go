@@ -1,0 +1,144 @@
+package facts
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// builderFromDir feeds a fixture bundle folder to a Builder the way the
+// analyzer does: only the files Wants selects.
+func builderFromDir(t *testing.T, dir string) *Builder {
+	t.Helper()
+	b := NewBuilder()
+	b.Now = time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		name := filepath.ToSlash(rel)
+		if name == "manifest.json" || Wants(name) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b.Add(name, data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBuildFromFixtures(t *testing.T) {
+	tests := []struct {
+		bundle string
+		want   map[string]string
+	}{
+		{"seed1-al2023-nodeconfig-not-passed", map[string]string{
+			"cluster.name":                           "billing-prod",
+			"node.role_arn":                          "arn:aws:iam::111122223333:role/billing-prod-node-role",
+			"node.az":                                "ap-northeast-1a",
+			"node.distro":                            "al2023",
+			"userdata.kind":                          "shell",
+			"userdata.nodeadm_init":                  "true",
+			"userdata.nodeconfig_path":               "/etc/eks/nodeadm-config.yaml",
+			"userdata.corrected_init":                "/usr/bin/nodeadm init --config-source file:///etc/eks/nodeadm-config.yaml",
+			"userdata.problem.config-source-missing": "true",
+			"userdata.has_nodeconfig":                "false",
+		}},
+		{"seed2-al2023-kubelet-unauthorized", map[string]string{
+			"cluster.name":               "billing-prod",
+			"cluster.endpoint_host":      "ABCDEF0123456789.gr7.ap-northeast-1.eks.amazonaws.com",
+			"node.instance_profile_arn":  "arn:aws:iam::111122223333:instance-profile/billing-prod-node-profile",
+			"node.instance_profile_name": "billing-prod-node-profile",
+			"userdata.kind":              "mime",
+			"userdata.has_nodeconfig":    "true",
+			"kubelet.max_pods":           "29",
+			"kubelet.max_pods_eni_limit": "29",
+			"label.team":                 "billing",
+			"probe.apiserver.verdict":    "ok",
+			"collection.partial":         "false",
+		}},
+		{"eks-log-collector-al2-unauthorized", map[string]string{
+			"node.instance_id": "i-0c3d4e5f607182930",
+			"node.region":      "us-west-2",
+			"cluster.name":     "billing-legacy",
+			"node.kernel":      "5.10.228-219.884.amzn2.x86_64",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.bundle, func(t *testing.T) {
+			s, notes := builderFromDir(t, filepath.Join("..", "..", "testdata", "bundles", tt.bundle)).Build()
+			if len(notes) > 0 {
+				t.Errorf("notes: %v", notes)
+			}
+			for k, v := range tt.want {
+				if s[k] != v {
+					t.Errorf("%s = %q, want %q", k, s[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestUserDataProblemLocation(t *testing.T) {
+	s, _ := builderFromDir(t, filepath.Join("..", "..", "testdata", "bundles", "seed1-al2023-nodeconfig-not-passed")).Build()
+	where := s["userdata.problem.config-source-missing@"]
+	if !strings.HasPrefix(where, "userdata/part-1.sh:") {
+		t.Errorf("location = %q, want userdata/part-1.sh:<line>", where)
+	}
+	if s["userdata.problem.config-source-missing@text"] == "" {
+		t.Error("no message for the problem")
+	}
+}
+
+func TestDerive(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Set
+		want map[string]string
+	}{
+		{"role arn in china", Set{"node.account": "111122223333", "node.role_name": "r", "node.region": "cn-north-1"},
+			map[string]string{"node.role_arn": "arn:aws-cn:iam::111122223333:role/r"}},
+		{"label without custom networking", Set{"label.k8s.amazonaws.com/eniConfig": "billing-ap-northeast-1a", "cni.custom_network": "false", "node.az": "ap-northeast-1a"},
+			map[string]string{"cni.label_without_custom_network": "true", "cni.eniconfig_prefixed": "true", "cni.eniconfig_label": "billing-ap-northeast-1a"}},
+		{"custom label key", Set{"cni.env.ENI_CONFIG_LABEL_DEF": "eks.amazonaws.com/custom-eni-config", "label.eks.amazonaws.com/custom-eni-config": "ap-northeast-1a", "node.az": "ap-northeast-1a", "cni.custom_network": "true"},
+			map[string]string{"cni.eniconfig_label": "ap-northeast-1a", "cni.eniconfig_prefixed": "", "cni.eniconfig_unselected": ""}},
+		{"custom networking with nothing selecting", Set{"cni.custom_network": "true"},
+			map[string]string{"cni.eniconfig_unselected": "true"}},
+		{"max pods above eni limit", Set{"node.instance_type": "m5.large", "kubelet.max_pods": "110"},
+			map[string]string{"kubelet.max_pods_eni_limit": "29", "kubelet.max_pods_exceeds_eni": "true"}},
+		{"max pods with prefix delegation", Set{"node.instance_type": "m5.large", "kubelet.max_pods": "110", "cni.prefix_delegation": "true"},
+			map[string]string{"kubelet.max_pods_exceeds_eni": ""}},
+		{"unknown instance type", Set{"node.instance_type": "x9.huge", "kubelet.max_pods": "110"},
+			map[string]string{"kubelet.max_pods_eni_limit": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			derive(tt.in)
+			for k, v := range tt.want {
+				if tt.in[k] != v {
+					t.Errorf("%s = %q, want %q", k, tt.in[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestKnown(t *testing.T) {
+	for name, want := range map[string]bool{
+		"cluster.name": true, "label.team": true, "userdata.problem.x@": true, "probe.sts.verdict": true,
+		"cluster.nam": false, "nonsense": false,
+	} {
+		if Known(name) != want {
+			t.Errorf("Known(%q) = %v", name, !want)
+		}
+	}
+}
