@@ -115,8 +115,11 @@ func bundlesIn(p string) []string {
 			return []string{p}
 		}
 		full := filepath.Join(p, e.Name())
-		if (!e.IsDir() && archiveName.MatchString(e.Name())) || (e.IsDir() && looksLikeBundleDir(full)) {
+		switch {
+		case !e.IsDir() && archiveName.MatchString(e.Name()), e.IsDir() && looksLikeBundleDir(full):
 			inner = append(inner, full)
+		case e.IsDir():
+			inner = append(inner, archivesIn(full)...) // s3 sync leaves one folder per instance
 		}
 	}
 	if len(inner) == 0 {
@@ -124,6 +127,21 @@ func bundlesIn(p string) []string {
 	}
 	sort.Strings(inner)
 	return inner
+}
+
+// archivesIn lists the bundle archives directly inside a folder.
+func archivesIn(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && archiveName.MatchString(e.Name()) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
 }
 
 func looksLikeBundleDir(p string) bool {

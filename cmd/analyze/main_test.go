@@ -147,8 +147,10 @@ func TestExpandInputs(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600)
 	}
 	os.MkdirAll(filepath.Join(dir, "c", "kubelet"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "i-0abc"), 0o755)
+	os.WriteFile(filepath.Join(dir, "i-0abc", "eks_i-0abc.tar.gz"), []byte("x"), 0o600)
 	got, _ := expandInputs([]string{dir})
-	want := []string{filepath.Join(dir, "a.tar.gz"), filepath.Join(dir, "b.zip"), filepath.Join(dir, "c")}
+	want := []string{filepath.Join(dir, "a.tar.gz"), filepath.Join(dir, "b.zip"), filepath.Join(dir, "c"), filepath.Join(dir, "i-0abc", "eks_i-0abc.tar.gz")}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("expandInputs = %v, want %v", got, want)
 	}
