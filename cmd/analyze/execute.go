@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 
@@ -230,12 +231,24 @@ func exportPatterns(file string, cat *signature.Catalog) (int, error) {
 		b.WriteString(regexp.QuoteMeta(l) + "\n")
 	}
 	for _, r := range res {
-		b.WriteString(r + "\n")
+		b.WriteString(ripgrepRegex(r) + "\n")
 	}
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		return exitUsage, fmt.Errorf("--export-patterns: %w", err)
 	}
 	return exitClean, nil
+}
+
+var namedGroup = regexp.MustCompile(`\(\?P?<[A-Za-z_][A-Za-z0-9_]*>`)
+
+// ripgrepRegex rewrites a Go regex so that ripgrep accepts it in a -f file:
+// ripgrep joins the lines into one regex, so group names must go, and Go's
+// printer normalizes escapes ripgrep refuses (such as "\ ").
+func ripgrepRegex(r string) string {
+	if re, err := syntax.Parse(r, syntax.Perl); err == nil {
+		r = re.String()
+	}
+	return namedGroup.ReplaceAllString(r, "(?:")
 }
 
 func dumpPatterns(dir string) (int, error) {
