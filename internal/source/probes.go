@@ -1,0 +1,84 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/nodetriage/nodetriage/internal/probe"
+)
+
+// Probes checks from this machine whether the cluster's API server and the
+// regional AWS endpoints can be reached, and writes probes/probes.json. It
+// waits for the metadata (region) and the user data (API server) sources.
+type Probes struct {
+	tree     *Tree
+	imds     *IMDS
+	userData *UserData
+	opts     probe.Options
+}
+
+// NewProbes returns the probe source.
+func NewProbes(tree *Tree, md *IMDS, ud *UserData, opts probe.Options) *Probes {
+	return &Probes{tree: tree, imds: md, userData: ud, opts: opts}
+}
+
+// Name is the source name.
+func (s *Probes) Name() string { return "probes" }
+
+// Deadline covers waiting for IMDS and three probe steps.
+func (s *Probes) Deadline() time.Duration { return 30 * time.Second }
+
+// probeReport is probes/probes.json.
+type probeReport struct {
+	Region           string         `json:"region,omitempty"`
+	RegionFrom       string         `json:"region_from,omitempty"`
+	APIServer        string         `json:"api_server,omitempty"`
+	APIServerFrom    string         `json:"api_server_from,omitempty"`
+	ClusterCAPresent bool           `json:"cluster_ca_present"`
+	RanOn            string         `json:"ran_on"`
+	Results          []probe.Result `json:"results"`
+}
+
+// Collect runs the probes in parallel.
+func (s *Probes) Collect(ctx context.Context, out Sink) error {
+	md, _ := s.imds.Metadata(ctx)
+	ud, _ := s.userData.Parsed(ctx)
+	cluster, _ := FindCluster(s.tree, ud)
+	report := probeReport{APIServer: cluster.Server, APIServerFrom: cluster.From, ClusterCAPresent: len(cluster.CA) > 0, RanOn: "node"}
+	if !s.tree.Live() {
+		report.RanOn = "the machine collect ran on, not the node of --root " + s.tree.Dir()
+	}
+	report.Region, report.RegionFrom = md.Region, "imds"
+	if report.Region == "" {
+		if r := RegionFromEndpoint(cluster.Server); r != "" {
+			report.Region, report.RegionFrom = r, "api server endpoint"
+		} else {
+			report.RegionFrom = ""
+		}
+	}
+	targets := probe.Regional(report.Region, cluster.Server, cluster.CA)
+	if len(targets) == 0 {
+		return fmt.Errorf("%w: neither the region nor the API server endpoint is known", ErrSkipped)
+	}
+	report.Results = probe.Run(ctx, targets, s.opts)
+	return writeJSON(out, "probes/probes.json", report)
+}
+
+// RegionFromEndpoint reads the region out of an EKS endpoint host
+// ("https://ABC.gr7.ap-northeast-1.eks.amazonaws.com" → "ap-northeast-1").
+func RegionFromEndpoint(server string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		return ""
+	}
+	labels := strings.Split(u.Hostname(), ".")
+	for i := 1; i+1 < len(labels); i++ {
+		if labels[i+1] == "eks" && strings.Count(labels[i], "-") >= 2 {
+			return labels[i]
+		}
+	}
+	return ""
+}
