@@ -180,7 +180,7 @@ func nodeOf(fs facts.Set) Node {
 	return Node{
 		Name: fs["node.name"], InstanceID: fs["node.instance_id"], InstanceType: fs["node.instance_type"],
 		Region: fs["node.region"], AvailabilityZone: fs["node.az"], AMIID: fs["node.ami"], AccountID: fs["node.account"],
-		Cluster: fs["cluster.name"], NodeGroup: fs["node.nodegroup"], RoleARN: fs["node.role_arn"],
+		Cluster: fs["cluster.name"], NodeGroup: firstNonEmpty(fs["node.nodegroup"], fs["label.eks.amazonaws.com/nodegroup"]), RoleARN: fs["node.role_arn"],
 		InstanceProfileARN: fs["node.instance_profile_arn"], Distro: firstNonEmpty(fs["node.distro_name"], fs["node.distro"]),
 		Kernel: fs["node.kernel"], KubeletVersion: fs["kubelet.version"], ContainerdVersion: fs["containerd.version"],
 		NodeadmVersion: fs["nodeadm.version"],

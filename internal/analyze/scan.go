@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/nodetriage/nodetriage/internal/bundle"
@@ -40,7 +41,7 @@ type scan struct {
 // sigState is what one signature gathered while the bundle streamed.
 type sigState struct {
 	evidence  []Evidence
-	seen      map[uint64]bool // lines already counted (the same line can be in a unit log and the whole journal)
+	seen      map[uint64]int // lines already counted (the same line can be in a unit log and the whole journal) → evidence index, -1 when not kept
 	count     int
 	first     time.Time
 	captures  map[string]string
@@ -156,10 +157,11 @@ func (s *scan) matchLine(fm *signature.FileMatcher, file string, lineNo int, lin
 	key := maphash.Bytes(s.seed, []byte(rec.Text)) ^ uint64(rec.Time.UnixNano())
 	for _, h := range s.hits {
 		st := s.state(h.Sig)
-		if st.seen[key] {
+		if i, dup := st.seen[key]; dup {
+			st.preferUnitFile(i, file, lineNo)
 			continue
 		}
-		st.seen[key] = true
+		st.seen[key] = -1
 		s.tally.Add(h, rec.Time)
 		st.count++
 		if !rec.Time.IsZero() && (st.first.IsZero() || rec.Time.Before(st.first)) {
@@ -169,6 +171,7 @@ func (s *scan) matchLine(fm *signature.FileMatcher, file string, lineNo int, lin
 			st.captures = h.Captures
 		}
 		if len(st.evidence) < maxEvidence {
+			st.seen[key] = len(st.evidence)
 			st.evidence = append(st.evidence, evidenceOf(file, lineNo, rec, line))
 		}
 	}
@@ -177,10 +180,19 @@ func (s *scan) matchLine(fm *signature.FileMatcher, file string, lineNo int, lin
 func (s *scan) state(sig int) *sigState {
 	st := s.found[sig]
 	if st == nil {
-		st = &sigState{seen: make(map[uint64]bool)}
+		st = &sigState{seen: make(map[uint64]int)}
 		s.found[sig] = st
 	}
 	return st
+}
+
+// preferUnitFile points a piece of evidence met first in the whole-journal
+// dump at the unit's own log, which is where a reader will look for it.
+func (st *sigState) preferUnitFile(i int, file string, lineNo int) {
+	if i < 0 || strings.HasPrefix(file, "journal/") || !strings.HasPrefix(st.evidence[i].File, "journal/") {
+		return
+	}
+	st.evidence[i].File, st.evidence[i].Line = file, lineNo
 }
 
 func evidenceOf(file string, lineNo int, rec logparse.Record, line []byte) Evidence {
