@@ -44,7 +44,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.exportPatterns, "export-patterns", "", "write the catalog's patterns, one ripgrep regex per line, to `FILE` and exit")
 	fs.StringVar(&cfg.dumpPatterns, "dump-patterns", "", "write the embedded catalog's YAML files into `DIR` and exit")
 	fs.IntVarP(&cfg.jobs, "jobs", "j", runtime.NumCPU(), "bundles analyzed at once")
-	fs.BoolVar(&cfg.perBundle, "per-bundle", false, "with several bundles, print every bundle's report before the fleet table")
+	fs.BoolVar(&cfg.perBundle, "per-bundle", false, "print every bundle's report before the fleet table also for more than 5 bundles")
 	fs.BoolVar(&cfg.facts, "facts", false, "include every fact in the JSON report")
 	fs.IntVar(&cfg.maxEvidence, "max-evidence", 5, "evidence lines shown per finding (text and markdown)")
 	fs.Int64Var(&cfg.limits.MaxFileBytes, "max-file-bytes", cfg.limits.MaxFileBytes, "bytes read from one bundle member at most")

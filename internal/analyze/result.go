@@ -77,10 +77,11 @@ type Finding struct {
 
 // Evidence is one line of the bundle that made a finding fire.
 type Evidence struct {
-	File string     `json:"file"`
-	Line int        `json:"line,omitempty"`
-	Time *time.Time `json:"time,omitempty"`
-	Text string     `json:"text"`
+	File    string     `json:"file"`
+	Line    int        `json:"line,omitempty"`
+	Time    *time.Time `json:"time,omitempty"`
+	Text    string     `json:"text"`              // the line as it is in the file
+	Message string     `json:"message,omitempty"` // the line without its journal, klog or zap prefix, when it had one
 }
 
 // Stats says how much of the bundle was read.

@@ -73,12 +73,16 @@ func (s *scan) member(m *bundle.Member) error {
 	for _, src := range s.a.matcher.SourcesOf(m.Name) {
 		s.sources[src] = true
 	}
-	if m.Name == bundle.ManifestName || facts.Wants(m.Name) {
+	if m.Name == bundle.ManifestName || facts.Wants(m.Name) || s.b.SingleFile() {
 		data, err := io.ReadAll(io.LimitReader(m, facts.MaxFileBytes()))
 		if err != nil {
 			return nil // a broken member is skipped; the walk goes on
 		}
-		s.facts.Add(m.Name, data)
+		factName := m.Name
+		if s.b.SingleFile() {
+			factName = facts.ConsoleName // a lone text file: console output or a pasted log
+		}
+		s.facts.Add(factName, data)
 		s.stats.Bytes += int64(len(data))
 		if fm := s.matcherFor(m.Name); fm != nil {
 			s.lines(m, fm, bytes.NewReader(data))
@@ -197,6 +201,9 @@ func (st *sigState) preferUnitFile(i int, file string, lineNo int) {
 
 func evidenceOf(file string, lineNo int, rec logparse.Record, line []byte) Evidence {
 	e := Evidence{File: file, Line: lineNo, Text: string(bytes.ToValidUTF8(line, []byte("�")))}
+	if msg := strings.ToValidUTF8(rec.Text, "�"); msg != "" && msg != e.Text {
+		e.Message = msg
+	}
 	if !rec.Time.IsZero() {
 		t := rec.Time.UTC()
 		e.Time = &t

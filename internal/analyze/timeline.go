@@ -10,8 +10,8 @@ import (
 // list does not know is shown after these.
 var bootSteps = []struct{ id, title string }{
 	{"instance-started", "instance started (kernel booted)"},
+	{"nodeadm-config-done", "nodeadm wrote the node configuration"}, // nodeadm-config.service runs before cloud-init.service
 	{"cloud-init-started", "cloud-init started"},
-	{"nodeadm-config-done", "nodeadm wrote the node configuration"},
 	{"bootstrap-done", "bootstrap.sh finished"},
 	{"cloud-init-finished", "cloud-init finished"},
 	{"containerd-started", "containerd running"},

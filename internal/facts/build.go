@@ -161,9 +161,12 @@ func (b *Builder) collectorSystem(s Set) {
 	for fact, name := range map[string]string{
 		"node.instance_id": "system/instance-id.txt", "node.region": "system/region.txt", "node.az": "system/availability-zone.txt",
 		"kubelet.version": "system/kubelet-version.txt", "containerd.version": "system/containerd-version.txt",
+		"node.hostname": "system/hostname",
 	} {
 		s.set(fact, firstLine(b.files[name]))
 	}
+	s.set("kubelet.version", firstLine(b.files["eks/kubelet-version.txt"]))
+	s.set("containerd.version", firstLine(b.files["eks/containerd-version.txt"]))
 	if _, data := b.first("kernel/uname.txt", "system/uname.txt"); data != nil {
 		if f := strings.Fields(firstLine(data)); len(f) >= 3 {
 			s.set("node.kernel", f[2])
@@ -269,7 +272,9 @@ var (
 	reMaxPodsFlag = regexp.MustCompile(`--max-pods[= ]"?(\d+)`)
 	reNodeLabels  = regexp.MustCompile(`--node-labels[= ]"?([^"\s]+)`)
 	reKubeconfig  = regexp.MustCompile(`(?m)^\s*server:\s*(\S+)`)
-	reClusterArg  = regexp.MustCompile(`(?:--cluster-name|--cluster-id|-i)"?,?\s*"?([-a-zA-Z0-9]{1,100})`)
+	// --cluster-name NAME in a kubeconfig's exec args, inline or as YAML list
+	// items ("- --cluster-name" then "- NAME"); aws-iam-authenticator uses -i.
+	reClusterArg = regexp.MustCompile(`(?:--cluster-name|--cluster-id|\s-i)["',]*\s*(?:-\s+)?["']?([A-Za-z0-9][-A-Za-z0-9]{0,99})`)
 )
 
 func (b *Builder) kubelet(s Set) {
@@ -285,7 +290,7 @@ func (b *Builder) kubelet(s Set) {
 			s.set("kubelet.cgroup_driver", cfg.CgroupDriver)
 		}
 	}
-	for _, pattern := range []string{"kubelet/environment", "nodeadm/environment", "eks/kubelet/environment", "kubelet/kubelet_service.txt", "kubelet/kubelet-extra-args*"} {
+	for _, pattern := range []string{"kubelet/environment", "nodeadm/kubelet-environment", "nodeadm/environment", "eks/kubelet/environment", "kubelet/kubelet_service.txt", "kubelet/kubelet-extra-args*"} {
 		for _, name := range b.find(pattern) {
 			text := string(b.files[name])
 			if m := reMaxPodsFlag.FindStringSubmatch(text); m != nil {
@@ -396,11 +401,17 @@ var (
 	reBootstrapFlag  = regexp.MustCompile(`--apiserver-endpoint[= ]['"]?(https://[^\s'"]+)`)
 )
 
+// ConsoleName is the name under which the analyzer hands a lone text file
+// (EC2 console output, a pasted journal) to the builder.
+const ConsoleName = "(console)"
+
+var reConsoleInstance = regexp.MustCompile(`\A\s*(i-[0-9a-f]{8,17})\s*\n`)
+
 // scriptOutput reads what user data scripts printed (cloud-init-output.log,
 // user-data.log): in bundles without the user data, the shell trace of a
 // bootstrap.sh call still names the cluster and its endpoint.
 func (b *Builder) scriptOutput(s Set) {
-	for _, name := range []string{"var_log/cloud-init-output.log", "var_log/user-data.log"} {
+	for _, name := range []string{"var_log/cloud-init-output.log", "var_log/user-data.log", ConsoleName} {
 		data := b.files[name]
 		if m := reBootstrapTrace.FindSubmatch(data); m != nil && !bytes.HasPrefix(m[1], []byte("-")) {
 			s.set("cluster.name", string(m[1]))
@@ -409,5 +420,8 @@ func (b *Builder) scriptOutput(s Set) {
 		if m := reBootstrapFlag.FindSubmatch(data); m != nil {
 			s.set("cluster.endpoint", string(m[1]))
 		}
+	}
+	if m := reConsoleInstance.FindSubmatch(b.files[ConsoleName]); m != nil {
+		s.set("node.instance_id", string(m[1])) // get-console-output --output text starts with the instance id
 	}
 }

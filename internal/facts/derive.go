@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/nodetriage/nodetriage/internal/userdata"
 )
 
 // eniConfigLabelKeys are node label keys that name an ENIConfig: the VPC
@@ -16,6 +18,8 @@ func derive(s Set) {
 	deriveCluster(s)
 	deriveCNI(s)
 	deriveMaxPods(s)
+	deriveUserDataGroups(s)
+	deriveProbes(s)
 }
 
 func deriveIdentity(s Set) {
@@ -93,5 +97,119 @@ func deriveMaxPods(s Set) {
 	}
 	if maxPods > limit && s["cni.prefix_delegation"] != "true" {
 		s.force("kubelet.max_pods_exceeds_eni", "true")
+	}
+}
+
+// problemGroup gathers user data problem codes that call for the same fix
+// under one fact, so that a single catalog entry covers them all. Each code
+// is shown to the reader as its label.
+type problemGroup struct {
+	fact  string
+	codes []codeLabel
+}
+
+type codeLabel struct{ code, label string }
+
+var problemGroups = []problemGroup{
+	{"userdata.nodeconfig_missing", []codeLabel{
+		{userdata.CodeNodeConfigMissingName, "name"},
+		{userdata.CodeNodeConfigMissingEndpoint, "apiServerEndpoint"},
+		{userdata.CodeNodeConfigMissingCA, "certificateAuthority"},
+		{userdata.CodeNodeConfigMissingCIDR, "cidr"},
+	}},
+	{"userdata.nodeconfig_wrong_type", []codeLabel{
+		{userdata.CodeNodeConfigBadAPIVersion, "apiVersion"},
+		{userdata.CodeNodeConfigWrongKind, "kind"},
+	}},
+	{"userdata.nodeconfig_bad_values", []codeLabel{
+		{userdata.CodeNodeConfigBadCIDR, "cidr"},
+		{userdata.CodeNodeConfigOutpostID, "id"},
+		{userdata.CodeNodeConfigBadName, "name"},
+		{userdata.CodeNodeConfigEndpointHTTPS, "apiServerEndpoint"},
+		{userdata.CodeNodeConfigCANotBase64, "certificateAuthority"},
+		{userdata.CodeNodeConfigCADoubleBase64, "certificateAuthority"},
+		{userdata.CodeNodeConfigCANotPEM, "certificateAuthority"},
+	}},
+	{"userdata.config_source_invalid", []codeLabel{
+		{userdata.CodeConfigSourceTwoSlashes, "file:// with two slashes"},
+		{userdata.CodeConfigSourceScheme, "unsupported scheme"},
+	}},
+	{"userdata.ca_time_invalid", []codeLabel{
+		{userdata.CodeNodeConfigCAExpired, "expired"},
+		{userdata.CodeNodeConfigCANotYetValid, "not yet valid"},
+		{userdata.CodeBootstrapCAExpired, "expired"},
+		{userdata.CodeBootstrapCANotYetValid, "not yet valid"},
+	}},
+}
+
+// deriveUserDataGroups sets each group's fact to the labels of the problems
+// found (comma separated), its "@" to where the first one is, and its
+// "@text" to all their messages.
+func deriveUserDataGroups(s Set) {
+	for _, g := range problemGroups {
+		var labels, texts []string
+		where := ""
+		for _, c := range g.codes {
+			key := "userdata.problem." + c.code
+			if s[key] != "true" {
+				continue
+			}
+			if !hasLabel(labels, c.label) {
+				labels = append(labels, c.label)
+			}
+			if t := s[key+"@text"]; t != "" {
+				texts = append(texts, t)
+			}
+			if where == "" {
+				where = s[key+"@"]
+			}
+		}
+		if len(labels) == 0 {
+			continue
+		}
+		s.force(g.fact, strings.Join(labels, ","))
+		s.force(g.fact+"@", where)
+		s.force(g.fact+"@text", strings.Join(texts, "; "))
+	}
+}
+
+func hasLabel(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// regionalProbes are collect's probes of the regional AWS endpoints.
+var regionalProbes = []string{"sts", "ec2", "ecr-api", "s3"}
+
+// deriveProbes lists the regional endpoints whose probe failed, and says
+// whether the failures look like a subnet with no way out: every probed
+// endpoint resolved to a public address and every connection timed out.
+func deriveProbes(s Set) {
+	var failed []string
+	probed, noRoute := 0, 0
+	for _, name := range regionalProbes {
+		verdict := s["probe."+name+".verdict"]
+		if verdict == "" {
+			continue
+		}
+		probed++
+		if verdict == "ok" {
+			continue
+		}
+		failed = append(failed, name)
+		tcp := s["probe."+name+".tcp"]
+		if verdict == "tcp" && (tcp == "timeout" || tcp == "unreachable") && s["probe."+name+".address_class"] == "public" {
+			noRoute++
+		}
+	}
+	if len(failed) > 0 {
+		s.force("probe.failed_endpoints", strings.Join(failed, ", "))
+	}
+	if probed >= 2 && noRoute == probed {
+		s.force("probe.no_route_out", "true")
 	}
 }

@@ -142,3 +142,21 @@ func TestKnown(t *testing.T) {
 		}
 	}
 }
+
+func TestKubeconfigClusterName(t *testing.T) {
+	tests := []struct{ name, kubeconfig, want string }{
+		{"list args", "users:\n- name: kubelet\n  user:\n    exec:\n      command: aws\n      args:\n        - --region\n        - us-west-2\n        - eks\n        - get-token\n        - --cluster-name\n        - billing-prod\n", "billing-prod"},
+		{"inline", `args: ["eks", "get-token", "--cluster-name", "billing-prod", "--region", "us-west-2"]`, "billing-prod"},
+		{"authenticator", "command: /usr/bin/aws-iam-authenticator\nargs:\n  - token\n  - -i\n  - legacy-cluster\n", "legacy-cluster"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder()
+			b.Add("kubelet/kubeconfig.yaml", []byte(tt.kubeconfig))
+			s, _ := b.Build()
+			if s["cluster.name"] != tt.want {
+				t.Errorf("cluster.name = %q, want %q", s["cluster.name"], tt.want)
+			}
+		})
+	}
+}

@@ -79,6 +79,11 @@ var Vocabulary = []Described{
 	{"userdata.unexpanded_labels", "label keys whose values hold shell variables"},
 	{"userdata.uses_imds", "a shell part reads instance metadata"},
 	{"userdata.problem.", "userdata.problem.<code>: true when the user data check found that problem (codes in internal/userdata/problem.go); <fact>@ is its file:line and <fact>@text its message"},
+	{"userdata.nodeconfig_missing", "required spec.cluster fields the NodeConfig lacks (name, apiServerEndpoint, certificateAuthority, cidr), comma separated; @ and @text as for problems"},
+	{"userdata.nodeconfig_wrong_type", "apiVersion and/or kind of the NodeConfig are not node.eks.aws/v1alpha1 NodeConfig; @ and @text as for problems"},
+	{"userdata.nodeconfig_bad_values", "NodeConfig fields with a value nodeadm rejects or cannot use (cidr, id, name, apiServerEndpoint, certificateAuthority); @ and @text as for problems"},
+	{"userdata.config_source_invalid", "a --config-source of a nodeadm call in the user data nodeadm cannot read as meant; @ and @text as for problems"},
+	{"userdata.ca_time_invalid", "the cluster CA in the user data is expired or not yet valid; @ and @text as for problems"},
 	{"nodeconfig.proxy.", "nodeconfig.proxy.<variable>: the service a proxy variable is set for in spec.instance.environment"},
 	{"cni.env.", "cni.env.<VARIABLE>: aws-node environment, from ipamd introspection or container dumps"},
 	{"cni.custom_network", "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG is true"},
@@ -90,6 +95,8 @@ var Vocabulary = []Described{
 	{"cni.label_without_custom_network", "an ENIConfig label is set but custom networking is off"},
 	{"cni.eniconfig_unselected", "custom networking is on but nothing tells ipamd which ENIConfig to use"},
 	{"cni.eniconfigs_seen", "ipamd introspection listed ENIConfigs"},
+	{"probe.failed_endpoints", "regional endpoints (sts, ec2, ecr-api, s3) whose probe failed, comma separated"},
+	{"probe.no_route_out", "true when every regional endpoint probed resolved to a public address and the connection timed out"},
 	{"probe.", "probe.<name>.<field>: collect's reachability checks (names apiserver, sts, ec2, ecr-api, s3; fields verdict, tcp, tls, address_class, dns_error, tcp_error, tls_error, host)"},
 }
 

@@ -137,8 +137,13 @@ func nodeConfigFacts(s Set, nc *userdata.NodeConfig) {
 		s.set("kubelet.max_pods", strconv.Itoa(n))
 	}
 	setLabels(s, nc.Labels())
-	for svc, env := range nc.Spec.Instance.Environment {
-		for k := range env {
+	services := make([]string, 0, len(nc.Spec.Instance.Environment))
+	for svc := range nc.Spec.Instance.Environment {
+		services = append(services, svc)
+	}
+	sort.Strings(services) // the first service (in name order) wins, the same on every run
+	for _, svc := range services {
+		for k := range nc.Spec.Instance.Environment[svc] {
 			if strings.Contains(strings.ToLower(k), "proxy") {
 				s.set("nodeconfig.proxy."+strings.ToLower(k), svc)
 			}

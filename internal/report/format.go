@@ -45,6 +45,19 @@ func prefixed(prefix, v string) string {
 	return prefix + v
 }
 
+// evidenceLine is what a person reads of an evidence line: its time and the
+// message without transport prefixes when the parser found one, else the
+// raw line.
+func evidenceLine(e analyze.Evidence) string {
+	if e.Message == "" {
+		return e.Text
+	}
+	if e.Time != nil {
+		return e.Time.UTC().Format("15:04:05") + "  " + e.Message
+	}
+	return e.Message
+}
+
 // clip shortens a line for display, marking the cut.
 func clip(s string, n int) string {
 	s = strings.TrimRight(s, "\r\n")

@@ -78,7 +78,7 @@ func markdownFinding(w io.Writer, i int, f analyze.Finding, o Options) {
 		fmt.Fprintf(w, "**Evidence**\n\n```\n")
 		shown := min(len(f.Evidence), o.maxEvidence())
 		for _, e := range f.Evidence[:shown] {
-			fmt.Fprintf(w, "%s  %s\n", location(e), strings.ReplaceAll(clip(e.Text, 200), "```", "'''"))
+			fmt.Fprintf(w, "%s  %s\n", location(e), strings.ReplaceAll(clip(evidenceLine(e), 200), "```", "'''"))
 		}
 		if more := f.Count - shown; more > 0 {
 			fmt.Fprintf(w, "(+%d more)\n", more)

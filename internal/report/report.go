@@ -72,10 +72,14 @@ func writeJSON(w io.Writer, r *analyze.Report) error {
 	return nil
 }
 
-// showBundles says which bundles get a full report: all of them when there is
-// one, or when asked.
+// fullReportsUpTo is how many bundles get a full report before the fleet
+// table by default; past that only the table is printed, unless asked.
+const fullReportsUpTo = 5
+
+// showBundles says which bundles get a full report: each of a few bundles,
+// or all of them when asked; a large fleet gets only its table.
 func showBundles(r *analyze.Report, o Options) []analyze.BundleReport {
-	if len(r.Bundles) <= 1 || o.PerBundle || r.Fleet == nil {
+	if len(r.Bundles) <= fullReportsUpTo || o.PerBundle || r.Fleet == nil {
 		return r.Bundles
 	}
 	return nil

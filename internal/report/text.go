@@ -151,7 +151,7 @@ func (t *textWriter) evidence(f analyze.Finding) {
 	t.printf("   %sEvidence:%s\n", p.bold, p.reset)
 	shown := min(len(f.Evidence), t.o.maxEvidence())
 	for _, e := range f.Evidence[:shown] {
-		t.printf("    %s%s%s  %s\n", p.cyan, location(e), p.reset, clip(e.Text, 160))
+		t.printf("    %s%s%s  %s\n", p.cyan, location(e), p.reset, clip(evidenceLine(e), 150))
 	}
 	if more := f.Count - shown; more > 0 {
 		t.printf("    %s(+%d more)%s\n", p.dim, more, p.reset)
