@@ -17,7 +17,7 @@ func (s *scan) finish(br *BundleReport) {
 	s.bundleFacts(fs)
 	br.Notes = append(br.Notes, notes...)
 	br.Node = nodeOf(fs)
-	br.Timeline, br.Reached = s.timeline()
+	br.Timeline, br.Reached = s.timeline(fs["node.distro"])
 	br.Findings = rank(s.findings(fs), s.a.explains, lastReached(br.Timeline))
 	if s.a.opt.KeepFacts {
 		br.Facts = fs
@@ -99,6 +99,9 @@ func factEvidence(sig *signature.Signature, fs facts.Set) []Evidence {
 			e.File, e.Line = splitLocation(where)
 			if text := fs[c.Fact+"@text"]; text != "" {
 				e.Text = text
+			}
+			if line := fs[c.Fact+"@line"]; line != "" {
+				e.Text, e.Message = line, e.Text // the line itself, and what is wrong with it
 			}
 		}
 		ev = append(ev, e)

@@ -25,7 +25,7 @@ var bootSteps = []struct{ id, title string }{
 // timeline lists the milestones in boot order and names the furthest one
 // reached. Steps of the other distribution (bootstrap.sh on AL2023, nodeadm
 // on AL2) are left out unless they were seen.
-func (s *scan) timeline() ([]Milestone, string) {
+func (s *scan) timeline(distro string) ([]Milestone, string) {
 	seen := make(map[string]*sigState)
 	titles := make(map[string]string)
 	var extra []string
@@ -50,7 +50,7 @@ func (s *scan) timeline() ([]Milestone, string) {
 	reached := ""
 	for _, step := range bootSteps {
 		st, ok := seen[step.id]
-		if !ok && (step.id == "bootstrap-done" || step.id == "nodeadm-config-done" || step.id == "nodeadm-run-done") {
+		if !ok && !expected(step.id, distro) {
 			continue
 		}
 		m := Milestone{ID: step.id, Title: step.title, Reached: ok}
@@ -66,6 +66,19 @@ func (s *scan) timeline() ([]Milestone, string) {
 		out = append(out, m)
 	}
 	return out, reached
+}
+
+// expected reports whether a boot step belongs on a node of that
+// distribution even when it was not seen: nodeadm's steps on AL2023,
+// bootstrap.sh on AL2, neither when the distribution is unknown.
+func expected(step, distro string) bool {
+	switch step {
+	case "nodeadm-config-done", "nodeadm-run-done":
+		return distro == "al2023"
+	case "bootstrap-done":
+		return distro == "al2"
+	}
+	return true
 }
 
 func timeOf(st *sigState) *time.Time {

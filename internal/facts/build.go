@@ -104,7 +104,7 @@ func (b *Builder) manifest(s Set) {
 	for k, v := range map[string]string{
 		"node.hostname": m.Host["hostname"], "node.instance_id": m.Host["instance_id"], "node.account": m.Host["account_id"],
 		"node.region": m.Host["region"], "node.az": m.Host["availability_zone"], "node.instance_type": m.Host["instance_type"],
-		"node.ami": m.Host["ami_id"], "node.distro": m.Host["distro"], "node.distro_version": m.Host["distro_version"],
+		"node.ami": m.Host["ami_id"], "node.distro_name": strings.TrimSpace(m.Host["distro"] + " " + m.Host["distro_version"]),
 		"node.kernel": m.Host["kernel"], "eks.release": m.Host["eks_release"], "kubelet.version": m.Host["kubelet_version"],
 		"containerd.version": m.Host["containerd_version"], "nodeadm.version": m.Host["nodeadm_version"],
 	} {
@@ -204,9 +204,9 @@ func (b *Builder) osRelease(s Set) {
 	case kv["ID"] == "bottlerocket":
 		distro = "bottlerocket"
 	}
-	s.set("node.distro", distro)
-	s.set("node.distro_name", kv["PRETTY_NAME"])
-	s.set("node.distro_version", kv["VERSION_ID"])
+	s.force("node.distro", distro) // os-release is the authority on the distribution
+	s.force("node.distro_name", kv["PRETTY_NAME"])
+	s.force("node.distro_version", kv["VERSION_ID"])
 }
 
 // bottlerocket reads the settings.json of a logdog bundle.

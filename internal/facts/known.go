@@ -103,7 +103,7 @@ var Vocabulary = []Described{
 // Known reports whether a fact name belongs to the vocabulary, so that a
 // catalog test can catch a misspelt fact.
 func Known(name string) bool {
-	name = strings.TrimSuffix(strings.TrimSuffix(name, "@text"), "@")
+	name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "@text"), "@line"), "@")
 	for _, d := range Vocabulary {
 		if d.Name == name || (strings.HasSuffix(d.Name, ".") && strings.HasPrefix(name, d.Name)) {
 			return true

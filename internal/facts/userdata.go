@@ -59,6 +59,7 @@ func (b *Builder) userData(s Set, now time.Time) []string {
 		}
 		s.force(key+"@", where)
 		s.force(key+"@text", p.Message)
+		s.force(key+"@line", problemLine(ud, raw, p))
 	}
 	return nil
 }
@@ -174,4 +175,23 @@ func firstNonBlank(v ...string) string {
 		}
 	}
 	return ""
+}
+
+// problemLine is the text of the line a problem points at: in the decoded
+// part for part problems, in the user data as a whole otherwise.
+func problemLine(ud *userdata.UserData, raw []byte, p userdata.Problem) string {
+	if p.Line <= 0 {
+		return ""
+	}
+	text := ud.Decoded
+	if ud.MIME && p.Part > 0 && p.Part <= len(ud.Parts) {
+		text = ud.Parts[p.Part-1].Body
+	} else if len(text) == 0 {
+		text = raw
+	}
+	lines := strings.Split(string(text), "\n")
+	if p.Line > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[p.Line-1])
 }

@@ -55,7 +55,10 @@ func evidenceLine(e analyze.Evidence) string {
 	if e.Time != nil {
 		return e.Time.UTC().Format("15:04:05") + "  " + e.Message
 	}
-	return e.Message
+	if e.File != "facts" && !strings.HasPrefix(e.File, "userdata/") {
+		return e.Message
+	}
+	return e.Text + "  ← " + e.Message // a user data line and what is wrong with it
 }
 
 // clip shortens a line for display, marking the cut.
