@@ -78,7 +78,7 @@ var Vocabulary = []Described{
 	{"userdata.corrected_init", "the nodeadm init call that reads that file"},
 	{"userdata.unexpanded_labels", "label keys whose values hold shell variables"},
 	{"userdata.uses_imds", "a shell part reads instance metadata"},
-	{"userdata.problem.", "userdata.problem.<code>: true when the user data check found that problem (codes in internal/userdata/problem.go); <fact>@ is its file:line and <fact>@text its message"},
+	{"userdata.problem.", "userdata.problem.<code>: true when the user data check found that problem (codes in internal/userdata/problem.go); <fact>@ is its file:line, <fact>@text its message and <fact>@line the text of that line"},
 	{"userdata.nodeconfig_missing", "required spec.cluster fields the NodeConfig lacks (name, apiServerEndpoint, certificateAuthority, cidr), comma separated; @ and @text as for problems"},
 	{"userdata.nodeconfig_wrong_type", "apiVersion and/or kind of the NodeConfig are not node.eks.aws/v1alpha1 NodeConfig; @ and @text as for problems"},
 	{"userdata.nodeconfig_bad_values", "NodeConfig fields with a value nodeadm rejects or cannot use (cidr, id, name, apiServerEndpoint, certificateAuthority); @ and @text as for problems"},
