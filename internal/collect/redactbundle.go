@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -169,6 +170,22 @@ func copyMembers(ctx context.Context, in *bundle.Bundle, sink source.Sink) (bund
 				host = orig.Host
 			}
 			name, r = originalManifest, bytes.NewReader(data)
+		case isUserDataName(name):
+			head, err := io.ReadAll(io.LimitReader(m, maxUserDataMember+1))
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", name, err))
+				return nil
+			}
+			if len(head) <= maxUserDataMember {
+				err := source.StageUserData(sink, name, head, nil)
+				if !errors.Is(err, source.ErrNotText) {
+					if err != nil {
+						problems = append(problems, err.Error())
+					}
+					return nil
+				}
+			}
+			r = io.MultiReader(bytes.NewReader(head), m) // binary or too big: as it is
 		case strings.HasSuffix(name, ".gz"):
 			zr, err := gzip.NewReader(m)
 			if err != nil {
@@ -187,6 +204,19 @@ func copyMembers(ctx context.Context, in *bundle.Bundle, sink source.Sink) (bund
 		problems = append(problems, err.Error())
 	}
 	return host, append(problems, in.Notes()...)
+}
+
+// maxUserDataMember bounds the user data read whole to redact its encoded
+// parts; EC2 allows 16 KiB.
+const maxUserDataMember = 1 << 20
+
+// isUserDataName tells whether a member holds user data by its name:
+// userdata/user-data.txt of a collect bundle, a copy of cloud-init's
+// user-data.txt, or the like.
+func isUserDataName(name string) bool {
+	base := strings.ToLower(path.Base(name))
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	return stem == "user-data" || stem == "userdata"
 }
 
 func stageMember(ctx context.Context, sink source.Sink, name string, r io.Reader) error {

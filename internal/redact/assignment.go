@@ -151,6 +151,10 @@ func assignmentForms(text []byte, start, end int) uint64 {
 		return formEq
 	case ':':
 		return colonForms(text, start, end, j)
+	case ',':
+		if text[start] == '-' {
+			return formFlag // an argument list: '--flag', 'value'
+		}
 	}
 	if j > i && text[start] == '-' {
 		return formFlag
@@ -262,11 +266,7 @@ func quotedNameAssignment(text []byte, ns, ne int) ([]int, bool) {
 		if !hasPrefixAt(text, k, `\"`) {
 			return nil, false
 		}
-		end := bytes.Index(text[k+2:], []byte(`\"`))
-		if end < 0 {
-			return checkValue(text, open, k+2, len(text), len(text))
-		}
-		return checkValue(text, open, k+2, k+2+end, k+4+end)
+		return escapedQuotedValue(text, open, k)
 	case text[k] == '"' || text[k] == '\'':
 		vs, ve, end := quotedString(text, k)
 		return checkValue(text, open, vs, ve, end)
@@ -300,11 +300,30 @@ func equalsAssignment(text []byte, ns, ne int) ([]int, bool) {
 	if spaced && i == ne && skipBlanksBack(text, ns) == 0 && text[k] != '=' {
 		return checkValue(text, ns, k, lineEnd(text, k), lineEnd(text, k))
 	}
+	if k > j+1 && text[k] == '-' {
+		// "NAME= --flag value": NAME is empty and the next word is a flag,
+		// whose own value the flag form must see.
+		return nil, false
+	}
 	if text[k] == '"' || text[k] == '\'' {
 		vs, ve, end := quotedString(text, k)
 		return checkValue(text, ns, vs, ve, end)
 	}
+	if hasPrefixAt(text, k, `\"`) {
+		// name = \"value\" inside a JSON string (a TOML file nodeadm
+		// logs or caches as JSON).
+		return escapedQuotedValue(text, ns, k)
+	}
 	return tokenValue(text, ns, k)
+}
+
+// escapedQuotedValue reads a value written as \"value\" starting at k.
+func escapedQuotedValue(text []byte, start, k int) ([]int, bool) {
+	end := bytes.Index(text[k+2:], []byte(`\"`))
+	if end < 0 {
+		return checkValue(text, start, k+2, len(text), len(text))
+	}
+	return checkValue(text, start, k+2, k+2+end, k+4+end)
 }
 
 // tokenValue reads one token: no blanks, quotes, '&' (query strings) or
@@ -387,13 +406,23 @@ func yamlValue(text []byte, start, k int) ([]int, bool) {
 	return checkValue(text, start, k, ve, ve)
 }
 
-// flagAssignment handles --name value (and -name value).
+// flagAssignment handles --name value (and -name value), and the same in
+// argument lists: '--name', 'value' (Python, JSON) or --name, value (YAML
+// flow sequences).
 func flagAssignment(text []byte, ns, ne int) ([]int, bool) {
 	if text[ns] != '-' || (ns > 0 && !isSpace(text[ns-1]) && text[ns-1] != '"' && text[ns-1] != '\'') {
 		return nil, false
 	}
 	k := skipBlanks(text, ne)
-	if k == ne || k >= len(text) {
+	listed := false
+	if k == ne {
+		next, ok := nextListElement(text, ns, ne)
+		if !ok {
+			return nil, false
+		}
+		k, listed = next, true
+	}
+	if k >= len(text) {
 		return nil, false
 	}
 	if text[k] == '"' || text[k] == '\'' {
@@ -404,10 +433,26 @@ func flagAssignment(text []byte, ns, ne int) ([]int, bool) {
 		return nil, false
 	}
 	ve := k
-	for ve < len(text) && !isSpace(text[ve]) && text[ve] != '"' && text[ve] != '\'' && text[ve] != '\\' {
+	for ve < len(text) && !isSpace(text[ve]) && text[ve] != '"' && text[ve] != '\'' && text[ve] != '\\' &&
+		!(listed && (text[ve] == ',' || text[ve] == ']')) {
 		ve++
 	}
 	return checkValue(text, ns, k, ve, ve)
+}
+
+// nextListElement returns where the element after a flag (ending at ne)
+// starts when the flag is an element of an argument list: its closing
+// quote, if it has one, then a comma.
+func nextListElement(text []byte, ns, ne int) (int, bool) {
+	i := ne
+	if ns > 0 && (text[ns-1] == '"' || text[ns-1] == '\'') && i < len(text) && text[i] == text[ns-1] {
+		i++
+	}
+	i = skipBlanks(text, i)
+	if i >= len(text) || text[i] != ',' {
+		return 0, false
+	}
+	return skipBlanks(text, i+1), true
 }
 
 // quotedString reads a string opened by the quote at text[k], with

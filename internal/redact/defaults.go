@@ -69,13 +69,13 @@ func buildDefaultRules() []Rule {
 			keywords: []string{"akia", "asia", "abia", "acca"},
 		}}},
 		{Name: RuleAWSSecretKey, matchers: []matcher{{
-			re:       regexp.MustCompile(`(?i)(?:aws[_-]?)?secret[_-]?access[_-]?key\\?["']?(?:[ \t]*(?:[:=]|=>)[ \t]*|[ \t]+)\\?["']?(?P<secret>[a-z0-9/+=]{40})(?:[^a-z0-9/+=]|$)`),
+			re:       regexp.MustCompile(`(?i)(?:aws[_-]?)?secret[_-]?access[_-]?key\\?["']?(?:[ \t]*(?:[:=]|=>|,)[ \t]*|[ \t]+)\\?["']?(?P<secret>[a-z0-9/+=]{40})(?:[^a-z0-9/+=]|$)`),
 			group:    1,
 			keywords: []string{"secret_access_key", "secretaccesskey", "secret-access-key"},
 		}}},
 		{Name: RuleAWSSessionToken, matchers: []matcher{
 			{
-				re:       regexp.MustCompile(`(?i)(?:aws[_-]?)?session[_-]?token\\?["']?(?:[ \t]*(?:[:=]|=>)[ \t]*|[ \t]+)\\?["']?(?P<secret>[a-z0-9/+=%]{16,})`),
+				re:       regexp.MustCompile(`(?i)(?:aws[_-]?)?session[_-]?token\\?["']?(?:[ \t]*(?:[:=]|=>|,)[ \t]*|[ \t]+)\\?["']?(?P<secret>[a-z0-9/+=%]{16,})`),
 				group:    1,
 				keywords: []string{"session_token", "sessiontoken", "session-token"},
 			},
@@ -218,7 +218,7 @@ func gated(m matcher, g *gate, mask uint64) matcher {
 }
 
 func passwordAssignmentRule() Rule {
-	return Rule{Name: RulePasswordAssignment, matchers: []matcher{{
+	return Rule{Name: RulePasswordAssignment, envPairs: true, matchers: []matcher{{
 		find:     findAssignments,
 		group:    1,
 		gate:     sensitiveAssignmentGate,

@@ -64,13 +64,18 @@
 //   - Secret keys and session tokens go after aws_secret_access_key,
 //     AWS_SECRET_ACCESS_KEY, SecretAccessKey, AWS_SESSION_TOKEN, SessionToken,
 //     X-Amz-Security-Token and the "Token" of IMDS/STS credential documents,
-//     with '=', ':', JSON quotes or a space. X-Amz-Signature of presigned URLs
-//     goes too.
+//     with '=', ':', JSON quotes, a space, or a comma (argument lists such
+//     as cloud-init's "Running command ['aws', 'configure', 'set', ...]").
+//     X-Amz-Signature of presigned URLs goes too.
 //   - Passwords and friends (password-assignment): values of KEY=VALUE,
 //     export KEY=..., KEY: value (YAML, HTTP headers), "key": "value",
-//     --flag=value, --flag value and Go's {Field:value}, when the key name
-//     holds a password, secret, token, credential or auth word, or a qualified
-//     key (api_key, tls.key, clientKey). The key stays, the value goes.
+//     key = \"value\" (TOML inside a JSON string), --flag=value, --flag
+//     value, argument lists ('--flag', 'value' and [--flag, value]), Go's
+//     {Field:value}, and the "value:" line that follows a "name: KEY" line
+//     in a YAML name/value list (container and kubeconfig exec env), when
+//     the key name holds a password, secret, token, credential or auth
+//     word, or a qualified key (api_key, tls.key, clientKey). The key
+//     stays, the value goes.
 //     Not redacted, so diagnosis keeps them: a bare "key" (Kubernetes taints,
 //     selectors, klog key="ns/name"), names that describe a secret instead of
 //     holding it (tokenFile, --token-auth-file, secretName, secretRef,

@@ -37,6 +37,10 @@ type Redactor struct {
 	// empty when no rule asks for it.
 	keyRule   string
 	keyMarker []byte
+	// envRule is the rule that redacts the values of name/value pairs
+	// (container and exec environments), or empty.
+	envRule   string
+	envMarker []byte
 	window    int
 	overlap   int
 }
@@ -68,6 +72,10 @@ func New(rules []Rule) *Redactor {
 		if rule.keyBlock && r.keyRule == "" {
 			r.keyRule = rule.Name
 			r.keyMarker = []byte(Marker(rule.Name))
+		}
+		if rule.envPairs && r.envRule == "" {
+			r.envRule = rule.Name
+			r.envMarker = []byte(Marker(rule.Name))
 		}
 		for j := range rule.matchers {
 			m := &rule.matchers[j]
@@ -139,19 +147,25 @@ type redactStream struct {
 	gateBits []uint64
 	spans    []span
 	bufs     [2][]byte
+	// envIndent is the column of the "name" key of the previous line when
+	// that line named a secret in a name/value list; -1 otherwise.
+	envIndent int
+	envBuf    []byte
 }
 
 func (r *Redactor) newStream() *redactStream {
 	return &redactStream{
-		r:        r,
-		counts:   map[string]int{},
-		present:  make([]bool, len(r.keywords.words)),
-		gateBits: make([]uint64, len(r.gates)),
+		r:         r,
+		counts:    map[string]int{},
+		present:   make([]bool, len(r.keywords.words)),
+		gateBits:  make([]uint64, len(r.gates)),
+		envIndent: -1,
 	}
 }
 
 func (s *redactStream) filterLine(out, content, eol []byte) []byte {
 	if s.inKey {
+		s.envIndent = -1
 		rest, ended := s.skipKeyBody(content)
 		if !ended {
 			return out
@@ -170,11 +184,16 @@ func (s *redactStream) filterLine(out, content, eol []byte) []byte {
 			return append(out, eol...)
 		}
 	}
+	start := len(out)
 	out = s.redactText(out, content)
+	if s.r.envRule != "" {
+		out = s.redactEnvPair(out, start)
+	}
 	return append(out, eol...)
 }
 
 func (s *redactStream) filterChunk(out, buf []byte, minCut int) ([]byte, int) {
+	s.envIndent = -1
 	if s.inKey {
 		if end := keyEnd(buf); end >= 0 {
 			s.inKey = false

@@ -30,6 +30,9 @@ type Rule struct {
 	// keyBlock marks the rule that also removes multi-line PEM private key
 	// blocks (see the package documentation).
 	keyBlock bool
+	// envPairs marks the rule that also removes the value of a YAML
+	// name/value pair whose name announces a secret (see envpairs.go).
+	envPairs bool
 }
 
 // matcher is one compiled expression of a rule.

@@ -2,6 +2,7 @@ package source
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +55,10 @@ type Record struct {
 	// ProtectedTail is how many of the newest bytes the source asked to keep
 	// when the size budget cuts the file (the current boot of a unit, say).
 	ProtectedTail int64
-	Redactions    map[string]int
+	// OriginalEstimated says that OriginalBytes is an estimate: the source
+	// never read the part it left out (a journal read newest first).
+	OriginalEstimated bool
+	Redactions        map[string]int
 }
 
 // ErrSealed is returned when a source writes after the stage was sealed,
@@ -93,6 +97,28 @@ type stageSink struct {
 
 func (k stageSink) Create(name string) (*File, error) {
 	return k.stage.create(k.source, name)
+}
+
+// TextFilter is a Sink that can also filter a text held in memory, the way
+// it filters the files it stages. A source that must re-encode what it
+// stages (the encoded parts of user data) filters the plain text first.
+type TextFilter interface {
+	// FilterText returns text filtered, and how many values each rule
+	// replaced.
+	FilterText(text []byte) ([]byte, map[string]int, error)
+}
+
+// FilterText runs text through the stage's filter (the redactor).
+func (k stageSink) FilterText(text []byte) ([]byte, map[string]int, error) {
+	filter := k.stage.opts.Filter
+	if filter == nil {
+		return text, nil, nil
+	}
+	var buf bytes.Buffer
+	w := filter.Wrap(&buf)
+	_, werr := w.Write(text)
+	cerr := w.Close()
+	return buf.Bytes(), w.Counts(), errors.Join(werr, cerr)
 }
 
 // CleanBundlePath checks a bundle path and returns it cleaned.
@@ -218,7 +244,11 @@ type File struct {
 	closed      bool
 	written     int64
 	skipped     int64
+	estimated   bool // skipped is an estimate
 	protectFrom int64
+	// redacted counts replacements made before the text was written (see
+	// AddRedactions).
+	redacted map[string]int
 }
 
 // Write adds p to the file.
@@ -248,6 +278,40 @@ func (f *File) SkipHead(n int64) {
 	f.mu.Unlock()
 }
 
+// EstimateHead records that the source left out about n older bytes that
+// it never read, so that their size is only an estimate; the manifest shows
+// the file as cut and says that its original size is estimated.
+func (f *File) EstimateHead(n int64) {
+	f.mu.Lock()
+	f.skipped += max(n, 1)
+	f.estimated = true
+	f.mu.Unlock()
+}
+
+// Written is how many bytes the source has written to the file so far,
+// before filtering and cuts.
+func (f *File) Written() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.written
+}
+
+// AddRedactions records replacements made in text the source filtered
+// itself (with TextFilter) before writing it, so that the manifest counts
+// them for this file.
+func (f *File) AddRedactions(counts map[string]int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for rule, n := range counts {
+		if n > 0 {
+			if f.redacted == nil {
+				f.redacted = map[string]int{}
+			}
+			f.redacted[rule] += n
+		}
+	}
+}
+
 // Protect marks what is written from now on as the part to keep when the
 // size budget has to cut this file.
 func (f *File) Protect() {
@@ -272,6 +336,12 @@ func (f *File) Close() error {
 		}
 		counts = f.filter.Counts()
 	}
+	for rule, n := range f.redacted {
+		if counts == nil {
+			counts = map[string]int{}
+		}
+		counts[rule] += n
+	}
 	if err := f.tail.finish(); err != nil {
 		errs = append(errs, err)
 	}
@@ -279,6 +349,7 @@ func (f *File) Close() error {
 	f.rec.Bytes = f.tail.size
 	f.rec.OriginalBytes = f.written + f.skipped
 	f.rec.Truncated = f.tail.dropped > 0 || f.skipped > 0
+	f.rec.OriginalEstimated = f.estimated
 	if f.protectFrom >= 0 {
 		f.rec.ProtectedTail = f.written - f.protectFrom
 	}

@@ -58,10 +58,8 @@ func (s *UserData) Collect(ctx context.Context, out Sink) error {
 	}
 	parsed, _ = userdata.Parse(raw)
 	errs := []error{writeFile(out, "userdata/source.txt", []byte(origin+"\n"))}
-	if isText(raw) {
-		errs = append(errs, writeFile(out, "userdata/user-data.txt", raw))
-	} else if parsed != nil && isText(parsed.Decoded) {
-		errs = append(errs, writeFile(out, "userdata/user-data.txt", parsed.Decoded))
+	if err := StageUserData(out, "userdata/user-data.txt", raw, parsed); !errors.Is(err, ErrNotText) {
+		errs = append(errs, err)
 	}
 	if parsed != nil && (parsed.MIME || parsed.Encoding != "") {
 		for _, p := range parsed.Parts {
