@@ -238,10 +238,49 @@ EOF
 	# rg joins the lines into one regex, where two groups of the same name
 	# clash: named groups become plain non-capturing ones.
 	sed -E -i 's/\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/(?:/g' "$PATTERNS"
-	# RE2/Rust syntax to POSIX ERE as far as grep needs: non-capturing
-	# groups become plain groups, \d a bracket expression.
-	sed -E -e 's/\(\?:/(/g' -e 's/\\d/[0-9]/g' "$PATTERNS" >"$PATTERNS_ERE"
+	to_ere "$PATTERNS" "$PATTERNS_ERE"
 	log "patterns: $(wc -l <"$PATTERNS") lines ($PATTERN_NOTE)"
+}
+
+# to_ere IN OUT: RE2/Rust syntax to POSIX ERE as far as grep -E needs:
+# groups with flags ((?:, (?i:, (?-s:) become plain groups (so (?i) parts
+# match case-sensitively), \A and \z become ^ and $, \d a bracket
+# expression, and inside brackets escapes become plain characters, \- a
+# hyphen at the end and the RE2 white space class [:space:]. A line grep
+# still rejects is left out; PATTERN_NOTE counts them.
+to_ere() {
+	local in=$1 out=$2 line kept=0 dropped=0 converted=$WORK/patterns.ere.all
+	if command -v perl >/dev/null; then
+		perl -pe '
+			s{\[(\^?)((?:\\.|[^\]\\])+)\]}{
+				my ($neg, $body) = ($1, $2);
+				if ($body eq q{\t\n\f\r }) { "[$neg\[:space:]]" }
+				else {
+					my $dash = ($body =~ s/\\-//g);
+					$body =~ s/\\(.)/$1/g;
+					"[$neg$body" . ($dash ? "-" : "") . "]";
+				}
+			}ge;
+			s/\(\?[A-Za-z]*-?[A-Za-z]*:/(/g;
+			s/\\A/^/g;
+			s/\\z/\$/g;
+			s/\\d/[0-9]/g;
+		' "$in" >"$converted"
+	else
+		sed -E -e 's/\(\?:/(/g' -e 's/\\d/[0-9]/g' "$in" >"$converted"
+	fi
+	: >"$out"
+	while IFS= read -r line || [[ -n $line ]]; do
+		if printf '%s\n' "$line" | grep -E -q -f - /dev/null 2>/dev/null || (($? == 1)); then
+			printf '%s\n' "$line" >>"$out"
+			kept=$((kept + 1))
+		else
+			dropped=$((dropped + 1))
+		fi
+	done <"$converted"
+	if ((dropped)); then
+		PATTERN_NOTE="$PATTERN_NOTE; grep -E gets $kept of them ($dropped it cannot parse are left out)"
+	fi
 }
 
 # verify REPORT: benchgen --verify against the last generated bundle.

@@ -61,8 +61,19 @@ type estimator struct {
 	cache map[string][2]int64 // path → {size, estimate}
 }
 
-// estimate compresses the staged file at the fast level and returns the
-// compressed size (an upper bound of what the archive's compressor needs).
+// Files bigger than sampledAbove are estimated from sampleCount evenly
+// spaced samples of sampleBytes each instead of being compressed whole:
+// logs compress about evenly, and the pack loop cuts again if the archive
+// still comes out too big.
+const (
+	sampledAbove = 8 << 20
+	sampleCount  = 8
+	sampleBytes  = 256 << 10
+)
+
+// estimate compresses the staged file (or samples of a big one) at the fast
+// level and returns the compressed size (an upper bound of what the
+// archive's compressor needs).
 func (e *estimator) estimate(p string, size int64) (int64, error) {
 	if c, ok := e.cache[p]; ok && c[0] == size {
 		return c[1], nil
@@ -72,17 +83,47 @@ func (e *estimator) estimate(p string, size int64) (int64, error) {
 		return 0, fmt.Errorf("estimating %s: %w", p, err)
 	}
 	defer f.Close()
+	var compressed int64
+	if size > sampledAbove {
+		compressed, err = sampledCompressedSize(f, size)
+	} else {
+		compressed, err = compressedBytes(f)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("estimating %s: %w", p, err)
+	}
+	est := compressed + 64 // tar header and gzip framing, compressed
+	e.cache[p] = [2]int64{size, est}
+	return est, nil
+}
+
+// compressedBytes is the size of r compressed at the fast level.
+func compressedBytes(r io.Reader) (int64, error) {
 	var n countWriter
 	zw, _ := flate.NewWriter(&n, flate.BestSpeed)
-	if _, err := io.Copy(zw, f); err != nil {
-		return 0, fmt.Errorf("estimating %s: %w", p, err)
+	if _, err := io.Copy(zw, r); err != nil {
+		return 0, err
 	}
 	if err := zw.Close(); err != nil {
 		return 0, err
 	}
-	est := int64(n) + 64 // tar header and gzip framing, compressed
-	e.cache[p] = [2]int64{size, est}
-	return est, nil
+	return int64(n), nil
+}
+
+// sampledCompressedSize estimates the compressed size of a big file from
+// evenly spaced samples, scaled to the whole size.
+func sampledCompressedSize(f io.ReaderAt, size int64) (int64, error) {
+	var sampled, compressed int64
+	stride := size / sampleCount
+	for i := range int64(sampleCount) {
+		n, err := compressedBytes(io.NewSectionReader(f, i*stride, min(sampleBytes, size-i*stride)))
+		if err != nil {
+			return 0, err
+		}
+		compressed += n
+		sampled += min(sampleBytes, size-i*stride)
+	}
+	return compressed * size / max(sampled, 1), nil
 }
 
 type countWriter int64

@@ -66,9 +66,15 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if c.reader == nil {
 		c.reader = journal.Default()
 	}
+	if limiter, ok := c.reader.(journal.MappedLimiter); ok && opts.MaxSize > 0 {
+		c.reader = limiter.WithMappedLimit(budgetMappedBytes)
+	}
 	c.journal = source.PrepareJournal(tree, c.reader, scratch, time.Time{})
 	c.window = c.timeWindow(ctx)
 	c.journal.Since = c.window.Since
+	if opts.MaxSize > 0 {
+		c.journal.TailBytes = fileCap(opts.MaxSize)
+	}
 	c.gather(ctx)
 	return c.finish(ctx)
 }
@@ -129,6 +135,11 @@ func (c *run) timeWindow(ctx context.Context) bundle.Window {
 	}
 	return bundle.Window{Since: since.UTC(), Until: until}
 }
+
+// budgetMappedBytes is how much of the journal files a reader may keep
+// mapped under a size budget, when only the newest part of each is read and
+// a light footprint matters more than the last second.
+const budgetMappedBytes = 32 << 20
 
 // unlimitedFileCap bounds one file when the bundle has no budget, so that a
 // runaway log cannot fill the disk (the AWS collector keeps 100 MiB of
@@ -345,7 +356,11 @@ func (c *run) manifest(host bundle.Host) *bundle.Manifest {
 func sourceEntry(o outcome, records []source.Record) bundle.Source {
 	s := bundle.Source{Name: o.name, Status: o.status, Error: o.err,
 		DurationMS: float64(o.duration.Microseconds()) / 1000}
+	var estimated []string
 	for _, r := range records {
+		if r.OriginalEstimated {
+			estimated = append(estimated, r.Path)
+		}
 		s.Files = append(s.Files, bundle.File{Path: r.Path, Bytes: r.Bytes, OriginalBytes: r.OriginalBytes, Truncated: r.Truncated})
 		s.Bytes += r.Bytes
 		s.OriginalBytes += r.OriginalBytes
@@ -353,7 +368,19 @@ func sourceEntry(o outcome, records []source.Record) bundle.Source {
 			s.Status = bundle.StatusTruncated
 		}
 	}
+	if len(estimated) > 0 {
+		s.Error = strings.TrimPrefix(s.Error+"; "+estimatedNote(estimated), "; ")
+	}
 	return s
+}
+
+// estimatedNote explains original sizes that are estimates: the journal
+// was read newest first up to the size budget, and the older entries were
+// never read, so their size comes from the time they span.
+func estimatedNote(paths []string) string {
+	return "original_bytes of " + strings.Join(paths, ", ") +
+		" is an estimate: only the newest entries that fit the size budget were read " +
+		"(newest first), and the size of the older ones was extrapolated from the time they span"
 }
 
 // pseudonymizeHost applies the pseudonyms to the manifest's identifiers.

@@ -20,23 +20,29 @@ const shortISOPreciseLayout = "2006-01-02T15:04:05.000000-07:00"
 // journalctl (but like its -a flag), control characters and invalid UTF-8 are
 // written as they are, never as "[N blob data]".
 func FormatShortISOPrecise(e Entry) string {
+	message := strings.TrimSuffix(e.Message, "\n")
 	var b strings.Builder
+	b.Grow(len(shortISOPreciseLayout) + len(e.Hostname) + len(e.Identifier) + len(e.PID) + len(message) + 16)
 	writePrefix(&b, e)
 	indent := b.Len()
-	message := strings.TrimSuffix(e.Message, "\n")
-	for i, line := range strings.Split(message, "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-			b.WriteString(strings.Repeat(" ", indent))
-		}
+	for {
+		line, rest, more := strings.Cut(message, "\n")
 		b.WriteString(line)
+		if !more {
+			return b.String()
+		}
+		b.WriteByte('\n')
+		for range indent {
+			b.WriteByte(' ')
+		}
+		message = rest
 	}
-	return b.String()
 }
 
 // writePrefix writes "TIME HOST IDENT[PID]: ".
 func writePrefix(b *strings.Builder, e Entry) {
-	b.WriteString(e.Time.UTC().Format(shortISOPreciseLayout))
+	var stamp [len(shortISOPreciseLayout) + 8]byte
+	b.Write(e.Time.UTC().AppendFormat(stamp[:0], shortISOPreciseLayout))
 	if e.Hostname != "" {
 		b.WriteByte(' ')
 		b.WriteString(e.Hostname)

@@ -85,10 +85,15 @@ type Query struct {
 	Boot string
 	// Since drops entries older than this instant; zero means no lower bound.
 	Since time.Time
+	// Reverse emits the entries newest first. A caller that wants only the
+	// newest part of a big selection reads in reverse and stops early, so
+	// that the older entries are never read.
+	Reverse bool
 }
 
 // Reader reads journal entries. Read calls emit once per selected entry, in
-// journal order (time order within a boot). It stops early when ctx is done or
+// journal order (time order within a boot), or in the opposite order when
+// Query.Reverse is set. It stops early when ctx is done or
 // emit returns an error, and then returns that error wrapped.
 type Reader interface {
 	Read(ctx context.Context, q Query, emit func(Entry) error) error
@@ -97,6 +102,12 @@ type Reader interface {
 // BootLister is a Reader that can list boots without reading every entry.
 type BootLister interface {
 	Boots(ctx context.Context, dir string) ([]Boot, error)
+}
+
+// MappedLimiter is a Reader that can keep the journal files it maps in
+// memory near a limit, at some cost in speed; SDJournal is one.
+type MappedLimiter interface {
+	WithMappedLimit(limit int64) Reader
 }
 
 // Boot is one boot recorded in a journal, with its first and last entry time.

@@ -110,6 +110,9 @@ func (c *Journalctl) readFiles(ctx context.Context, paths []string, q Query, emi
 		return err
 	}
 	args := fileArgs(paths, "-o", "export")
+	if q.Reverse {
+		args = append(args, "--reverse")
+	}
 	if micros := p.sinceMicros(); !p.since.IsZero() && micros > 0 {
 		args = append(args, fmt.Sprintf("--since=@%d.%06d", micros/1e6, micros%1e6))
 	}

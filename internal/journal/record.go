@@ -24,7 +24,11 @@ type record struct {
 
 // setField stores one field of the entry; fields that triage does not use are
 // ignored. value may be reused by the caller after the call.
-func (r *record) setField(name string, value []byte) {
+func (r *record) setField(name string, value []byte) { setRecordField(r, name, value) }
+
+// setRecordField is setField for a value held as bytes or as a string; a
+// string value is stored without a copy.
+func setRecordField[V ~string | ~[]byte](r *record, name string, value V) {
 	switch name {
 	case "MESSAGE":
 		r.Message = string(value[:min(len(value), MaxMessageBytes)])

@@ -3,9 +3,12 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/coreos/go-systemd/v22/sdjournal"
@@ -14,7 +17,23 @@ import (
 // SDJournal reads journal files through libsystemd (sd-journal), which
 // go-systemd loads at run time. It needs a cgo build and, at run time,
 // libsystemd.so.0.
-type SDJournal struct{}
+type SDJournal struct {
+	// mappedLimit, when above zero, bounds the file-backed memory of the
+	// process while reading (see WithMappedLimit).
+	mappedLimit int64
+	// reopenEvery, when above zero, reopens the handle every so many
+	// entries whatever the memory use; tests set it to cover reopening.
+	reopenEvery int
+}
+
+// WithMappedLimit returns a reader that keeps the journal files it maps
+// near limit bytes of resident memory (counted over the whole process, as
+// RssFile), by reopening its journal handle at the same entry whenever
+// the process is above the limit. Reopening costs time (the new handle maps
+// and faults its pages again), so a reader without a limit never does it.
+func (s *SDJournal) WithMappedLimit(limit int64) Reader {
+	return &SDJournal{mappedLimit: limit, reopenEvery: s.reopenEvery}
+}
 
 // NewSDJournal returns the libsystemd reader.
 func NewSDJournal() *SDJournal { return &SDJournal{} }
@@ -43,9 +62,129 @@ func (s *SDJournal) Read(ctx context.Context, q Query, emit func(Entry) error) e
 	if err != nil {
 		return err
 	}
-	defer j.Close()
-	err = readOpened(ctx, j, q, emit)
+	h := &handle{j: j, paths: files.paths, reopenEvery: s.reopenEvery, mappedLimit: s.mappedLimit}
+	defer h.close()
+	err = readOpened(ctx, h, q, emit)
 	return errors.Join(err, files.err())
+}
+
+// libsystemd keeps the windows it mapped of the journal files until the
+// handle is closed, so a long read, or one whose entries are spread over a
+// big journal, would hold most of the journal in resident memory. A reader
+// with a mapped limit therefore looks at the process's file-backed resident
+// memory every checkMappedEvery entries and, above the limit, closes its
+// handle and opens a fresh one at the same entry, at most once per
+// minReopenGap entries so that concurrent reads, which all see the same
+// total, do not spend their time reopening.
+const (
+	checkMappedEvery = 256
+	minReopenGap     = 512
+)
+
+// handle is an open journal that a read may replace by a fresh one.
+type handle struct {
+	j           *sdjournal.Journal
+	paths       []string
+	reopenEvery int
+	mappedLimit int64
+	lastReopen  int // entries visited at the last reopen
+}
+
+func (h *handle) close() { _ = h.j.Close() }
+
+// dueForReopen tells whether the handle should be reopened before the
+// visited-th entry.
+func (h *handle) dueForReopen(visited int) bool {
+	if h.reopenEvery > 0 && visited%h.reopenEvery == 0 {
+		return true
+	}
+	if h.mappedLimit <= 0 || visited%checkMappedEvery != 0 || visited-h.lastReopen < minReopenGap {
+		return false
+	}
+	if residentFileBytes() <= h.mappedLimit {
+		return false
+	}
+	h.lastReopen = visited
+	return true
+}
+
+// residentFileBytes is the file-backed resident memory of this process
+// (RssFile in /proc/self/status), or 0 when it cannot be read.
+func residentFileBytes() int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	_, rest, found := bytes.Cut(status, []byte("\nRssFile:"))
+	if !found {
+		return 0
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	kib, err := strconv.ParseInt(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(line), []byte("kB")))), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return kib << 10
+}
+
+// step moves to the next entry, or the previous one in reverse.
+func (h *handle) step(reverse bool) (uint64, error) {
+	if reverse {
+		return h.j.Previous()
+	}
+	return h.j.Next()
+}
+
+// reopen replaces the journal by a fresh handle placed on the same entry,
+// with the same matches, which drops the mappings the old one held. When
+// anything fails, the old handle is kept and reading goes on with it.
+func (h *handle) reopen(groups [][]match, reverse bool) {
+	cursor, err := h.j.GetCursor()
+	if err != nil {
+		return
+	}
+	fresh, err := sdjournal.NewJournalFromFiles(h.paths...)
+	if err != nil {
+		return
+	}
+	old := h.j
+	h.j = fresh
+	err = prepareHandle(fresh, groups)
+	if err == nil {
+		err = fresh.SeekCursor(cursor)
+	}
+	if err == nil {
+		err = h.onCursor(cursor, reverse)
+	}
+	if err != nil {
+		h.j = old
+		_ = fresh.Close()
+		return
+	}
+	_ = old.Close()
+}
+
+// onCursor steps onto the entry at cursor after a seek to it.
+func (h *handle) onCursor(cursor string, reverse bool) error {
+	n, err := h.step(reverse)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errors.New("sdjournal: entry at cursor is gone")
+	}
+	return h.j.TestCursor(cursor)
+}
+
+// prepareHandle installs the match groups and the data size limit.
+func prepareHandle(j *sdjournal.Journal, groups [][]match) error {
+	if err := addMatchGroups(j, groups); err != nil {
+		return err
+	}
+	if err := j.SetDataThreshold(uint64(maxFieldNameBytes + 1 + MaxMessageBytes)); err != nil {
+		return fmt.Errorf("sdjournal: %w", err)
+	}
+	return nil
 }
 
 // Boots lists the boots in the journal files under dir, oldest first.
@@ -104,32 +243,32 @@ func libsystemdCause(err error) error {
 }
 
 // readOpened reads the entries of q from an open journal.
-func readOpened(ctx context.Context, j *sdjournal.Journal, q Query, emit func(Entry) error) error {
-	p, err := newPlan(q, j.GetUniqueValues)
+func readOpened(ctx context.Context, h *handle, q Query, emit func(Entry) error) error {
+	p, err := newPlan(q, h.j.GetUniqueValues)
 	if err != nil || p.noMatch {
 		return err
 	}
-	if err := addMatchGroups(j, p.groups); err != nil {
+	if err := prepareHandle(h.j, p.groups); err != nil {
 		return err
 	}
-	if err := j.SetDataThreshold(uint64(maxFieldNameBytes + 1 + MaxMessageBytes)); err != nil {
-		return fmt.Errorf("sdjournal: %w", err)
-	}
-	if err := seekStart(j, p); err != nil {
+	if err := seekStart(h.j, p, q.Reverse); err != nil {
 		return err
 	}
-	for {
+	for visited := 1; ; visited++ {
 		if ctx.Err() != nil {
 			return canceled(ctx)
 		}
-		n, err := j.Next()
+		if h.dueForReopen(visited) {
+			h.reopen(p.groups, q.Reverse)
+		}
+		n, err := h.step(q.Reverse)
 		if err != nil {
 			return fmt.Errorf("sdjournal: next entry: %w", err)
 		}
 		if n == 0 {
 			return nil
 		}
-		r, ok := currentRecord(j)
+		r, ok := currentRecord(h.j)
 		if !ok || !p.accepts(r) {
 			continue
 		}
@@ -139,10 +278,13 @@ func readOpened(ctx context.Context, j *sdjournal.Journal, q Query, emit func(En
 	}
 }
 
-// seekStart places the journal before the first entry to read.
-func seekStart(j *sdjournal.Journal, p *plan) error {
+// seekStart places the journal before the first entry to read: the oldest
+// one the plan may keep, or, in reverse, the newest one.
+func seekStart(j *sdjournal.Journal, p *plan, reverse bool) error {
 	var err error
-	if micros := p.sinceMicros(); !p.since.IsZero() && micros > 0 {
+	if reverse {
+		err = j.SeekTail()
+	} else if micros := p.sinceMicros(); !p.since.IsZero() && micros > 0 {
 		err = j.SeekRealtimeUsec(uint64(micros))
 	} else {
 		err = j.SeekHead()
@@ -180,7 +322,7 @@ func currentRecord(j *sdjournal.Journal) (*record, bool) {
 	r := &record{}
 	r.setRealtime(raw.RealtimeTimestamp)
 	for name, value := range raw.Fields {
-		r.setField(name, []byte(value))
+		setRecordField(r, name, value)
 	}
 	return r.finish(), true
 }

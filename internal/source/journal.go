@@ -26,6 +26,16 @@ var journalDirs = []string{"/var/log/journal", "/run/log/journal"}
 type Journal struct {
 	Reader journal.Reader
 	Since  time.Time
+	// TailBytes, when above zero, is how many bytes of text one journal file
+	// of the bundle may take: only the newest entries that fit are read,
+	// found by reading the journal newest first, so that the older part of
+	// a big journal is never read nor formatted. Zero writes everything.
+	// With a TailBytes, at most budgetReads journal files are written at
+	// once, since every open journal handle maps part of the journal files
+	// into memory.
+	TailBytes int64
+
+	readSlots chan struct{}
 
 	dir      string
 	err      error
@@ -40,7 +50,7 @@ type Journal struct {
 // folder outside the staging folder). When there are none, every journal
 // source is skipped with the reason.
 func PrepareJournal(tree *Tree, reader journal.Reader, scratch string, since time.Time) *Journal {
-	j := &Journal{Reader: reader, Since: since, dir: scratch}
+	j := &Journal{Reader: reader, Since: since, dir: scratch, readSlots: make(chan struct{}, budgetReads)}
 	var problems []error
 	n := 0
 	for _, dir := range journalDirs {
@@ -103,7 +113,120 @@ func (j *Journal) Boots(ctx context.Context) ([]journal.Boot, error) {
 // size budget cuts. It reports how many entries it wrote.
 func (j *Journal) write(ctx context.Context, out Sink, to string, q journal.Query) (int, error) {
 	q.Dir = j.dir
+	if j.TailBytes > 0 {
+		release, err := j.takeReadSlot(ctx)
+		if err != nil {
+			return 0, err
+		}
+		defer release()
+		return j.writeNewest(ctx, out, to, q)
+	}
+	count, written, err := j.writeForward(ctx, out, to, q)
+	if written != nil {
+		err = errors.Join(err, written.Close())
+	}
+	return count, skippedWhenNoJournal(err)
+}
+
+// budgetReads is how many journal files are written at once under a size
+// budget: enough to keep two cores busy, few enough that the journal
+// mappings of the readers do not add up.
+const budgetReads = 2
+
+// takeReadSlot waits for one of the budgetReads slots and returns the
+// function that gives it back.
+func (j *Journal) takeReadSlot(ctx context.Context) (func(), error) {
+	if j.readSlots == nil {
+		return func() {}, nil
+	}
+	select {
+	case j.readSlots <- struct{}{}:
+		return func() { <-j.readSlots }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting to read the journal: %w", context.Cause(ctx))
+	}
+}
+
+// writeNewest writes the newest entries of q that fit TailBytes. It reads
+// the journal newest first into a spool, stops as soon as the allowance is
+// met, and writes the spooled lines oldest first. When entries were left
+// out, their size is estimated (see olderBytes).
+func (j *Journal) writeNewest(ctx context.Context, out Sink, to string, q journal.Query) (int, error) {
+	sp, err := newSpool(filepath.Dir(j.dir))
+	if err != nil {
+		return 0, err
+	}
+	defer sp.remove()
+	tail, err := j.spoolNewest(ctx, q, sp)
+	if sp.count() == 0 {
+		return 0, skippedWhenNoJournal(err)
+	}
+	f, cerr := out.Create(to)
+	if cerr != nil {
+		return 0, errors.Join(err, cerr)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	boot := ""
+	werr := sp.replay(func(bootID, line string) error {
+		if bootID != boot {
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			f.Protect()
+			boot = bootID
+		}
+		if _, err := w.WriteString(line); err != nil {
+			return err
+		}
+		return w.WriteByte('\n')
+	})
+	werr = errors.Join(werr, w.Flush())
+	if tail.cut {
+		f.EstimateHead(tail.olderBytes(ctx, j.Reader, q, f.Written()))
+	}
+	return sp.count(), skippedWhenNoJournal(errors.Join(err, werr, f.Close()))
+}
+
+// spoolNewest reads q newest first into sp until TailBytes is met. The
+// first entry is always kept, however long.
+func (j *Journal) spoolNewest(ctx context.Context, q journal.Query, sp *spool) (newestTail, error) {
+	var tail newestTail
+	var total int64
+	q.Reverse = true
+	err := j.Reader.Read(ctx, q, func(e journal.Entry) error {
+		line := journal.FormatShortISOPrecise(e)
+		size := int64(len(line)) + 1
+		if total+size > j.TailBytes && sp.count() > 0 {
+			tail.cut = true
+			return errAllowanceMet
+		}
+		total += size
+		if sp.count() == 0 {
+			tail.newest = e.Time
+		}
+		tail.from = e.Time
+		return sp.add(e.BootID, line)
+	})
+	if tail.cut && errors.Is(err, errAllowanceMet) {
+		err = nil
+	}
+	return tail, err
+}
+
+// skippedWhenNoJournal marks a read that found no journal as skipped.
+func skippedWhenNoJournal(err error) error {
+	if errors.Is(err, journal.ErrNoJournal) {
+		return fmt.Errorf("%w: %w", ErrSkipped, err)
+	}
+	return err
+}
+
+// writeForward writes the entries q selects in journal order and returns
+// the file, still open, when it created one. The file is written from
+// another goroutine (see pipedFile).
+func (j *Journal) writeForward(ctx context.Context, out Sink, to string, q journal.Query) (int, *File, error) {
 	var f *File
+	var pipe *pipedFile
 	var w *bufio.Writer
 	boot := ""
 	count := 0
@@ -113,13 +236,14 @@ func (j *Journal) write(ctx context.Context, out Sink, to string, q journal.Quer
 			if f, err = out.Create(to); err != nil {
 				return err
 			}
-			w = bufio.NewWriterSize(f, 64<<10)
+			pipe = newPipedFile(f)
+			w = bufio.NewWriterSize(pipe, 64<<10)
 		}
 		if e.BootID != boot {
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			f.Protect()
+			pipe.Protect()
 			boot = e.BootID
 		}
 		count++
@@ -129,12 +253,41 @@ func (j *Journal) write(ctx context.Context, out Sink, to string, q journal.Quer
 		return w.WriteByte('\n')
 	})
 	if f != nil {
-		err = errors.Join(err, w.Flush(), f.Close())
+		err = errors.Join(err, w.Flush(), pipe.wait())
 	}
-	if errors.Is(err, journal.ErrNoJournal) {
-		return count, fmt.Errorf("%w: %w", ErrSkipped, err)
+	return count, f, err
+}
+
+// errAllowanceMet stops the newest-first read once the allowance is full.
+var errAllowanceMet = errors.New("byte allowance met")
+
+// newestTail is what a newest-first read found out about a selection.
+type newestTail struct {
+	cut    bool      // the selection holds more than the allowance
+	from   time.Time // time of the oldest entry kept
+	newest time.Time // time of the newest entry
+}
+
+// olderBytes estimates the text that the entries left out would have
+// taken, from the time they span: the kept part's bytes per second times
+// the span from the oldest entry of the whole selection to the first one
+// kept. It is only an estimate: the manifest says so.
+func (t newestTail) olderBytes(ctx context.Context, r journal.Reader, q journal.Query, kept int64) int64 {
+	oldest := t.from
+	q.Reverse = false
+	_ = r.Read(ctx, q, func(e journal.Entry) error {
+		oldest = e.Time
+		return errAllowanceMet
+	})
+	keptSpan := t.newest.Sub(t.from)
+	older := t.from.Sub(oldest)
+	if older <= 0 {
+		return 1
 	}
-	return count, err
+	if keptSpan <= 0 {
+		return max(kept, 1)
+	}
+	return max(int64(float64(kept)*float64(older)/float64(keptSpan)), 1)
 }
 
 // JournalUnit writes the journal of some units as text, as `journalctl -u`
