@@ -196,7 +196,10 @@ func planCuts(files []budgetFile, target int64) map[string]int64 {
 				floor = share
 			}
 			if pass.keepProtected && f.size > 0 {
-				floor = max(floor, f.estimate*f.protected/f.size)
+				// A protected part (kubelet's current boot) may claim at
+				// most half the budget, so that a huge one cannot starve
+				// nodeadm and cloud-init, which explain more failures.
+				floor = max(floor, min(f.estimate*f.protected/f.size, target/2))
 			}
 			idx = append(idx, i)
 			floors = append(floors, min(floor, kept[i]))

@@ -74,6 +74,28 @@ func TestPlanCutsOrder(t *testing.T) {
 	}
 }
 
+// TestHugeProtectedPartDoesNotStarveNodeadm: with one long boot, kubelet's
+// whole log is its protected current boot; it may take half the budget, not
+// all of it, so nodeadm and cloud-init stay whole.
+func TestHugeProtectedPartDoesNotStarveNodeadm(t *testing.T) {
+	files := []budgetFile{
+		{path: "nodeadm/nodeadm-config.log", size: 100_000, estimate: 10_000, tier: tierKeep},
+		{path: "var_log/cloud-init-output.log", size: 50_000, estimate: 5_000, tier: tierKeep},
+		{path: "kubelet/kubelet.log", size: 2_000_000, estimate: 200_000, protected: 2_000_000, tier: tierNormal},
+	}
+	cuts := planCuts(files, 40_000)
+	for _, p := range []string{"nodeadm/nodeadm-config.log", "var_log/cloud-init-output.log"} {
+		if _, cut := cuts[p]; cut {
+			t.Errorf("%s cut while kubelet kept more than its share: %v", p, cuts)
+		}
+	}
+	// 40,000 budget - 15,000 for nodeadm and cloud-init leaves 25,000
+	// compressed bytes: 250,000 raw bytes of kubelet at its 10:1 ratio.
+	if keep := cuts["kubelet/kubelet.log"]; keep <= 0 || keep > 250_000 {
+		t.Errorf("kubelet kept %d bytes; want the newest part of its boot that fits beside nodeadm", keep)
+	}
+}
+
 func TestTierOf(t *testing.T) {
 	tests := map[string]int{
 		"nodeadm/nodeadm-config.log":                      tierKeep,
