@@ -102,7 +102,7 @@ func Open(ctx context.Context, p string, limits Limits) (*Bundle, error) {
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w: identifying format: %w", p, ErrUnreadable, err)
 	default:
-		b.format = format
+		b.format = withParallelGzip(format)
 		b.Container = strings.TrimPrefix(format.Extension(), ".")
 		_, isArchive := format.(archives.Extractor)
 		b.single = !isArchive
@@ -304,4 +304,19 @@ func (w *walker) folderFile(root *os.Root, p string) error {
 		return nil
 	}
 	return w.visit(p, info.Size(), info.ModTime(), f)
+}
+
+// withParallelGzip swaps the gzip reader for pgzip, which decompresses
+// ahead in its own goroutine, so that decompression overlaps with matching.
+func withParallelGzip(f archives.Format) archives.Format {
+	switch v := f.(type) {
+	case archives.CompressedArchive:
+		if _, ok := v.Compression.(archives.Gz); ok {
+			v.Compression = archives.Gz{Multithreaded: true}
+			return v
+		}
+	case archives.Gz:
+		return archives.Gz{Multithreaded: true}
+	}
+	return f
 }

@@ -45,7 +45,9 @@ func (f Format) archiver() archives.Archiver {
 	case FormatZip:
 		return archives.Zip{}
 	default:
-		return archives.CompressedArchive{Compression: archives.Gz{}, Archival: archives.Tar{}}
+		// pgzip compresses blocks on every core: the archive is the last,
+		// single-threaded step of a collect otherwise.
+		return archives.CompressedArchive{Compression: archives.Gz{Multithreaded: true}, Archival: archives.Tar{}}
 	}
 }
 
