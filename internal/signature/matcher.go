@@ -172,28 +172,33 @@ type itemRef struct {
 	item    int
 	negated bool
 	it      *Item
+	regex   int // number of the item's expression in the group, -1 for literals
 }
 
 // group is the compiled form of one set of signatures: one automaton over
 // all their literals and the items each literal leads to.
 type group struct {
-	sigs   []int
-	refs   []itemRef
-	byLit  [][]int32 // literal number → refs using it
-	finder *ahocorasick.Automaton
+	sigs    []int
+	refs    []itemRef
+	byLit   [][]int32 // literal number → refs using it
+	finder  *ahocorasick.Automaton
+	regexes int // distinct regex expressions among the refs
 }
 
 func buildGroup(all []*Signature, sigs []int) (*group, error) {
 	g := &group{sigs: sigs}
 	litIndex := map[string]int{}
+	regexIndex := map[string]int{} // the same expression in several items runs once per line
 	var literals []string
 	for _, si := range sigs {
 		match := all[si].Match
 		for ii := range match.Items {
-			g.addRef(itemRef{sig: si, item: ii, it: &match.Items[ii]}, litIndex, &literals)
+			ref := itemRef{sig: si, item: ii, it: &match.Items[ii]}
+			g.addRef(g.numberRegex(ref, regexIndex), litIndex, &literals)
 		}
 		for ii := range match.Not {
-			g.addRef(itemRef{sig: si, item: ii, negated: true, it: &match.Not[ii]}, litIndex, &literals)
+			ref := itemRef{sig: si, item: ii, negated: true, it: &match.Not[ii]}
+			g.addRef(g.numberRegex(ref, regexIndex), litIndex, &literals)
 		}
 	}
 	finder, err := ahocorasick.Build(literals)
@@ -202,6 +207,24 @@ func buildGroup(all []*Signature, sigs []int) (*group, error) {
 	}
 	g.finder = finder
 	return g, nil
+}
+
+// numberRegex gives a ref's regex the number of its expression, shared by
+// every item with the same expression.
+func (g *group) numberRegex(ref itemRef, index map[string]int) itemRef {
+	ref.regex = -1
+	if ref.it.Regex == nil {
+		return ref
+	}
+	expr := ref.it.Regex.String()
+	n, ok := index[expr]
+	if !ok {
+		n = g.regexes
+		index[expr] = n
+		g.regexes++
+	}
+	ref.regex = n
+	return ref
 }
 
 func (g *group) addRef(ref itemRef, litIndex map[string]int, literals *[]string) {
@@ -231,12 +254,27 @@ type FileMatcher struct {
 	seen  []uint32 // per ref: epoch in which it became a candidate
 	cands []int32
 	found func(int) // bound once, so Match allocates nothing
+	// Per distinct regex: the epoch (line) of the memoized result, and the
+	// result. A catalog that repeats an expression pays for it once a line.
+	memoEpoch []uint32
+	memoLoc   [][]int // submatch positions; nil when the regex did not match
 }
 
 func newFileMatcher(m *Matcher, g *group) *FileMatcher {
-	fm := &FileMatcher{m: m, g: g, seen: make([]uint32, len(g.refs))}
+	fm := &FileMatcher{m: m, g: g, seen: make([]uint32, len(g.refs)),
+		memoEpoch: make([]uint32, g.regexes), memoLoc: make([][]int, g.regexes)}
 	fm.found = fm.collect
 	return fm
+}
+
+// regexLoc runs a ref's regex on the line, once per line and expression.
+func (fm *FileMatcher) regexLoc(ref *itemRef, line []byte) []int {
+	n := ref.regex
+	if fm.memoEpoch[n] != fm.epoch {
+		fm.memoEpoch[n] = fm.epoch
+		fm.memoLoc[n] = ref.it.Regex.FindSubmatchIndex(line)
+	}
+	return fm.memoLoc[n]
 }
 
 // Signatures lists the indices of the signatures this matcher tests.
@@ -282,6 +320,7 @@ func (fm *FileMatcher) nextEpoch() {
 	fm.epoch++
 	if fm.epoch == 0 { // wrapped: old marks could collide
 		clear(fm.seen)
+		clear(fm.memoEpoch)
 		fm.epoch = 1
 	}
 }
@@ -292,7 +331,7 @@ func (fm *FileMatcher) matchSignature(line []byte, cands []int32, dst []Hit) []H
 	for _, r := range cands {
 		ref := &fm.g.refs[r]
 		if ref.negated {
-			if len(dst) > before && confirm(ref.it, line) {
+			if len(dst) > before && fm.confirm(ref, line) {
 				return dst[:before]
 			}
 			continue
@@ -300,7 +339,7 @@ func (fm *FileMatcher) matchSignature(line []byte, cands []int32, dst []Hit) []H
 		if len(dst) > before && fm.m.sigs[ref.sig].Match.Mode == Any {
 			continue
 		}
-		if hit, ok := confirmHit(ref, line); ok {
+		if hit, ok := fm.confirmHit(ref, line); ok {
 			dst = append(dst, hit)
 		}
 	}
@@ -309,10 +348,11 @@ func (fm *FileMatcher) matchSignature(line []byte, cands []int32, dst []Hit) []H
 
 // confirm runs the exact test of an item on a line that passed the
 // prefilter.
-func confirm(it *Item, line []byte) bool {
+func (fm *FileMatcher) confirm(ref *itemRef, line []byte) bool {
+	it := ref.it
 	switch {
 	case it.Regex != nil:
-		return it.Regex.Match(line)
+		return fm.regexLoc(ref, line) != nil
 	case it.IgnoreCase:
 		return containsFoldASCII(line, it.literal)
 	default:
@@ -320,13 +360,13 @@ func confirm(it *Item, line []byte) bool {
 	}
 }
 
-func confirmHit(ref *itemRef, line []byte) (Hit, bool) {
+func (fm *FileMatcher) confirmHit(ref *itemRef, line []byte) (Hit, bool) {
 	hit := Hit{Sig: ref.sig, Item: ref.item}
 	it := ref.it
 	if it.Regex == nil || !it.hasCapture {
-		return hit, confirm(it, line)
+		return hit, fm.confirm(ref, line)
 	}
-	loc := it.Regex.FindSubmatchIndex(line)
+	loc := fm.regexLoc(ref, line)
 	if loc == nil {
 		return hit, false
 	}
