@@ -172,6 +172,70 @@ func TestCollectWhenIMDSMisbehaves(t *testing.T) {
 	}
 }
 
+// TestRootOfAnotherInstance is a rescue machine that mounted a dead node's
+// volume: its IMDS describes itself, so nothing it says may end up in the
+// dead node's bundle, and the probes, which would test the rescue machine's
+// network, do not run.
+func TestRootOfAnotherInstance(t *testing.T) {
+	const deadNode = "i-0deadbeefdeadbeef"
+	tests := []struct {
+		name       string
+		volumeID   string // instance id cloud-init recorded on the volume; "" removes the file
+		wantID     string
+		wantReason string
+	}{
+		{"other instance", deadNode, deadNode, "IMDS answered for " + testInstanceID},
+		{"volume without instance id", "", "", "records no instance id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := materialize(t, "al2023-nodeadm-failure")
+			idFile := filepath.Join(root, "var/lib/cloud/data/instance-id")
+			if tt.volumeID == "" {
+				if err := os.Remove(idFile); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(idFile, []byte(tt.volumeID+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rescue, url := startIMDS(t, imdsHealthy, "#!/bin/bash\necho rescue machine user data\n")
+			opts := testOptions(t, root, url)
+			opts.NoProbes = false
+			res, err := Run(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := readBundle(t, res.Path)
+			if src := b.source(t, "imds"); src.Status != bundle.StatusSkipped || !strings.Contains(src.Error, tt.wantReason) {
+				t.Errorf("imds source = %s %q, want skipped saying %q", src.Status, src.Error, tt.wantReason)
+			}
+			if src := b.source(t, "probes"); src.Status != bundle.StatusSkipped {
+				t.Errorf("probes source = %s %q, want skipped", src.Status, src.Error)
+			}
+			for _, p := range []string{"imds/metadata.json", "imds/requests.json", "probes/probes.json", "system/region.txt"} {
+				if _, ok := b.members[p]; ok {
+					t.Errorf("%s is in the bundle: it would describe the rescue machine", p)
+				}
+			}
+			if h := b.manifest.Host; h.InstanceID != tt.wantID || h.Region != "" || h.AccountID != "" {
+				t.Errorf("host = %+v, want instance %q and nothing from the rescue machine", h, tt.wantID)
+			}
+			if !strings.HasPrefix(b.members["userdata/source.txt"], "file ") {
+				t.Errorf("user data came from %q, want the volume's copy", b.members["userdata/source.txt"])
+			}
+			if rescue.requested("/latest/user-data") {
+				t.Error("the rescue machine's user data was requested")
+			}
+			for p, text := range b.members {
+				if strings.Contains(text, "rescue machine user data") {
+					t.Errorf("%s holds the rescue machine's user data", p)
+				}
+			}
+		})
+	}
+}
+
 func closedPort(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -69,6 +69,16 @@ type fakeIMDS struct {
 	onFirst  func() // called on the first request
 	first    sync.Once
 	release  chan struct{}
+
+	mu   sync.Mutex
+	seen map[string]bool // paths requested
+}
+
+// requested tells whether a path was asked for.
+func (f *fakeIMDS) requested(path string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen[path]
 }
 
 func startIMDS(t *testing.T, mode imdsMode, userData string) (*fakeIMDS, string) {
@@ -109,6 +119,12 @@ func (f *fakeIMDS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.onFirst != nil {
 		f.first.Do(f.onFirst)
 	}
+	f.mu.Lock()
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
+	f.seen[r.URL.Path] = true
+	f.mu.Unlock()
 	if strings.HasPrefix(r.URL.Path, credentialsPfx) && r.URL.Path != credentialsPfx {
 		f.t.Errorf("credentials requested: %s", r.URL.Path)
 		http.Error(w, "", http.StatusTeapot)

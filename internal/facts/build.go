@@ -352,9 +352,14 @@ func (b *Builder) probes(s Set) {
 	var results []map[string]any
 	if json.Unmarshal(data, &results) != nil {
 		var wrapped struct {
-			Results []map[string]any `json:"results"`
+			RanOn         string           `json:"ran_on"`
+			DescribesNode *bool            `json:"describes_node"`
+			Results       []map[string]any `json:"results"`
 		}
 		if json.Unmarshal(data, &wrapped) != nil {
+			return
+		}
+		if !probesDescribeNode(wrapped.RanOn, wrapped.DescribesNode) {
 			return
 		}
 		results = wrapped.Results
@@ -370,6 +375,16 @@ func (b *Builder) probes(s Set) {
 			}
 		}
 	}
+}
+
+// probesDescribeNode tells whether probes ran on the node itself. Probes
+// run from a rescue machine that mounted the node's volume test that
+// machine's network and are ignored; older bundles only say where they ran.
+func probesDescribeNode(ranOn string, describesNode *bool) bool {
+	if describesNode != nil {
+		return *describesNode
+	}
+	return ranOn == "" || strings.HasPrefix(ranOn, "node")
 }
 
 func firstLine(data []byte) string {

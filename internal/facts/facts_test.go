@@ -160,3 +160,27 @@ func TestKubeconfigClusterName(t *testing.T) {
 		})
 	}
 }
+
+func TestProbesFromAnotherMachineAreIgnored(t *testing.T) {
+	const results = `"results": [{"name": "sts", "verdict": "tcp", "tcp": "timeout"}]`
+	tests := []struct {
+		name, doc string
+		want      string
+	}{
+		{"on the node", `{"ran_on": "node", "describes_node": true, ` + results + `}`, "tcp"},
+		{"volume of this instance", `{"ran_on": "node, whose volume is at --root /host", "describes_node": true, ` + results + `}`, "tcp"},
+		{"rescue machine", `{"ran_on": "node", "describes_node": false, ` + results + `}`, ""},
+		{"older bundle from a rescue machine", `{"ran_on": "the machine collect ran on, not the node of --root /mnt", ` + results + `}`, ""},
+		{"bare list", `[{"name": "sts", "verdict": "tcp"}]`, "tcp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder()
+			b.Add("probes/probes.json", []byte(tt.doc))
+			s, _ := b.Build()
+			if got := s["probe.sts.verdict"]; got != tt.want {
+				t.Errorf("probe.sts.verdict = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -37,7 +37,7 @@ type Plan struct {
 // that explain most failures come first, the bulk of the logs last.
 func Catalog(env Env) Plan {
 	md := NewIMDS(env.IMDS, env.Tree)
-	ud := NewUserData(env.IMDS, env.Tree)
+	ud := NewUserData(env.IMDS, env.Tree, md)
 	p := Plan{IMDS: md, UserData: ud}
 	add := func(s ...Source) { p.Sources = append(p.Sources, s...) }
 

@@ -57,16 +57,30 @@ func (o *once[T]) wait(ctx context.Context) (T, bool) {
 // IMDS reads the instance metadata into imds/ and writes the identity files
 // of the AWS collector (system/instance-id.txt, region.txt,
 // availability-zone.txt).
+//
+// Under --root the answers describe the machine collect runs on. They are
+// kept only when that machine is the node of the volume (the instance id
+// cloud-init recorded there matches IMDS's, as in a Kubernetes Job that
+// mounts the node's / at /host); on a rescue machine that mounted a dead
+// node's disk they are dropped, and the source says why.
 type IMDS struct {
 	client *imds.Client
 	tree   *Tree
-	result *once[imds.Metadata]
+	result *once[imdsResult]
+}
+
+// imdsResult is what the IMDS source publishes to the sources that wait
+// for it.
+type imdsResult struct {
+	md imds.Metadata
+	// describesNode is true when the answers came from the node itself.
+	describesNode bool
 }
 
 // NewIMDS returns the metadata source; a nil client (--no-imds) only
 // writes the instance id cloud-init recorded.
 func NewIMDS(client *imds.Client, tree *Tree) *IMDS {
-	return &IMDS{client: client, tree: tree, result: newOnce[imds.Metadata]()}
+	return &IMDS{client: client, tree: tree, result: newOnce[imdsResult]()}
 }
 
 // Name is the source name.
@@ -78,26 +92,49 @@ func (s *IMDS) Deadline() time.Duration { return 13 * time.Second }
 // Metadata waits for the metadata the source read (empty fields when it
 // could not read them) or for ctx to end.
 func (s *IMDS) Metadata(ctx context.Context) (imds.Metadata, bool) {
-	return s.result.wait(ctx)
+	r, ok := s.result.wait(ctx)
+	return r.md, ok
+}
+
+// DescribesNode waits for the source and tells whether IMDS answered for
+// the node being collected: always on the node itself, and under --root
+// only when the instance ids match.
+func (s *IMDS) DescribesNode(ctx context.Context) bool {
+	r, _ := s.result.wait(ctx)
+	return r.describesNode
 }
 
 // Finished returns the metadata if the source has finished, without
 // waiting.
-func (s *IMDS) Finished() (imds.Metadata, bool) { return s.result.get() }
+func (s *IMDS) Finished() (imds.Metadata, bool) {
+	r, ok := s.result.get()
+	return r.md, ok
+}
 
 // Collect reads the metadata and writes what it learned.
 func (s *IMDS) Collect(ctx context.Context, out Sink) error {
-	var md imds.Metadata
-	defer func() { s.result.set(md) }()
+	var r imdsResult
+	defer func() { s.result.set(r) }()
+	local := s.localInstanceID()
 	if s.client == nil {
-		md.InstanceID = s.localInstanceID()
-		err := writeIdentity(out, md)
+		r.md.InstanceID = local
+		err := writeIdentity(out, r.md)
 		return errors.Join(fmt.Errorf("%w: --no-imds", ErrSkipped), err)
 	}
 	md, requests := s.client.Collect(ctx)
-	if md.InstanceID == "" {
-		md.InstanceID = s.localInstanceID()
+	if md.InstanceID != "" {
+		if err := s.sameInstance(md.InstanceID, local); err != nil {
+			r.md.InstanceID = local
+			return errors.Join(err, writeIdentity(out, r.md))
+		}
 	}
+	// An IMDS that gave no instance id proves nothing under --root; its
+	// failure is still recorded below.
+	r.describesNode = s.tree.Live() || md.InstanceID != ""
+	if md.InstanceID == "" {
+		md.InstanceID = local
+	}
+	r.md = md
 	var errs []error
 	if err := writeJSON(out, "imds/metadata.json", metadataDocument(md)); err != nil {
 		errs = append(errs, err)
@@ -107,6 +144,22 @@ func (s *IMDS) Collect(ctx context.Context, out Sink) error {
 	}
 	errs = append(errs, writeIdentity(out, md), requestsError(requests))
 	return errors.Join(errs...)
+}
+
+// sameInstance returns nil when IMDS's answers may be kept for the node
+// being collected, and otherwise an ErrSkipped error saying why not.
+func (s *IMDS) sameInstance(fromIMDS, onVolume string) error {
+	switch {
+	case s.tree.Live():
+		return nil
+	case onVolume == "":
+		return fmt.Errorf("%w: IMDS describes the machine collect runs on, and the volume at --root %s records no instance id (%s) to prove it is the same instance; its answers were not kept",
+			ErrSkipped, s.tree.Dir(), cloudInstanceIDPath)
+	case fromIMDS != onVolume:
+		return fmt.Errorf("%w: IMDS answered for %s, the machine collect runs on, not for %s whose volume is at --root %s; its answers were not kept",
+			ErrSkipped, fromIMDS, onVolume, s.tree.Dir())
+	}
+	return nil
 }
 
 // metadataDocument is imds/metadata.json: the metadata plus the role ARN

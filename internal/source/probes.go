@@ -33,24 +33,32 @@ func (s *Probes) Deadline() time.Duration { return 30 * time.Second }
 
 // probeReport is probes/probes.json.
 type probeReport struct {
-	Region           string         `json:"region,omitempty"`
-	RegionFrom       string         `json:"region_from,omitempty"`
-	APIServer        string         `json:"api_server,omitempty"`
-	APIServerFrom    string         `json:"api_server_from,omitempty"`
-	ClusterCAPresent bool           `json:"cluster_ca_present"`
-	RanOn            string         `json:"ran_on"`
-	Results          []probe.Result `json:"results"`
+	Region           string `json:"region,omitempty"`
+	RegionFrom       string `json:"region_from,omitempty"`
+	APIServer        string `json:"api_server,omitempty"`
+	APIServerFrom    string `json:"api_server_from,omitempty"`
+	ClusterCAPresent bool   `json:"cluster_ca_present"`
+	RanOn            string `json:"ran_on"`
+	// DescribesNode is false when the probes ran from another machine
+	// than the node, so they say nothing of the node's network.
+	DescribesNode bool           `json:"describes_node"`
+	Results       []probe.Result `json:"results"`
 }
 
 // Collect runs the probes in parallel.
 func (s *Probes) Collect(ctx context.Context, out Sink) error {
 	md, _ := s.imds.Metadata(ctx)
+	report := probeReport{RanOn: "node", DescribesNode: true}
+	if !s.tree.Live() {
+		if !s.imds.DescribesNode(ctx) {
+			return fmt.Errorf("%w: the probes would test the network of the machine collect runs on, which is not the node of --root %s",
+				ErrSkipped, s.tree.Dir())
+		}
+		report.RanOn = "node, whose volume is at --root " + s.tree.Dir() + " (IMDS gave the instance id recorded there)"
+	}
 	ud, _ := s.userData.Parsed(ctx)
 	cluster, _ := FindCluster(s.tree, ud)
-	report := probeReport{APIServer: cluster.Server, APIServerFrom: cluster.From, ClusterCAPresent: len(cluster.CA) > 0, RanOn: "node"}
-	if !s.tree.Live() {
-		report.RanOn = "the machine collect ran on, not the node of --root " + s.tree.Dir()
-	}
+	report.APIServer, report.APIServerFrom, report.ClusterCAPresent = cluster.Server, cluster.From, len(cluster.CA) > 0
 	report.Region, report.RegionFrom = md.Region, "imds"
 	if report.Region == "" {
 		if r := RegionFromEndpoint(cluster.Server); r != "" {

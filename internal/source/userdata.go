@@ -24,23 +24,37 @@ const maxUserDataBytes = 1 << 20
 // UserData stages the instance user data in userdata/: the raw text
 // (redacted like every file) and, when it is MIME multipart or encoded,
 // every part decoded.
+//
+// IMDS comes first, since cloud-init's copy may be missing or stale. Under
+// --root, IMDS is asked only when the IMDS source proved it answers for the
+// instance whose volume it is: on a rescue machine that mounted a dead
+// node's disk, IMDS would hand over the rescue machine's user data.
 type UserData struct {
 	client *imds.Client
 	tree   *Tree
+	// node tells whether IMDS answers for the node; nil with no client.
+	node   *IMDS
 	result *once[*userdata.UserData]
 }
 
 // NewUserData returns the user data source; with a nil client (--no-imds)
-// only the copy cloud-init kept on disk is read.
-func NewUserData(client *imds.Client, tree *Tree) *UserData {
-	return &UserData{client: client, tree: tree, result: newOnce[*userdata.UserData]()}
+// only the copy cloud-init kept on disk is read. node is the IMDS source,
+// consulted under --root before IMDS's user data is trusted.
+func NewUserData(client *imds.Client, tree *Tree, node *IMDS) *UserData {
+	return &UserData{client: client, tree: tree, node: node, result: newOnce[*userdata.UserData]()}
 }
 
 // Name is the source name.
 func (s *UserData) Name() string { return "userdata" }
 
-// Deadline leaves the IMDS client its own budget and a moment to write.
-func (s *UserData) Deadline() time.Duration { return 13 * time.Second }
+// Deadline leaves the IMDS client its own budget and a moment to write;
+// under --root, also the wait for the IMDS source's identity check.
+func (s *UserData) Deadline() time.Duration {
+	if s.tree.Live() {
+		return 13 * time.Second
+	}
+	return 26 * time.Second
+}
 
 // Parsed waits for the parsed user data (nil when there was none).
 func (s *UserData) Parsed(ctx context.Context) (*userdata.UserData, bool) {
@@ -75,23 +89,34 @@ func (s *UserData) Collect(ctx context.Context, out Sink) error {
 // the error says where it looked.
 func (s *UserData) read(ctx context.Context) ([]byte, string, error) {
 	var notes []string
-	if s.client != nil {
+	fromIMDS := func() []byte {
 		data, _, err := s.client.UserData(ctx)
-		if err == nil && len(data) > 0 {
-			return data, "imds /latest/user-data", nil
-		}
 		if err != nil {
 			notes = append(notes, "IMDS: "+err.Error())
 		}
+		return data
 	}
-	data, err := s.tree.ReadFile(cloudUserDataPath, maxUserDataBytes)
-	if err == nil && len(data) > 0 {
+	fromFile := func() []byte {
+		data, err := s.tree.ReadFile(cloudUserDataPath, maxUserDataBytes)
+		switch {
+		case err != nil:
+			notes = append(notes, err.Error())
+		case len(data) == 0:
+			notes = append(notes, cloudUserDataPath+" is empty")
+		}
+		return data
+	}
+	switch {
+	case s.client == nil:
+	case s.tree.Live() || s.node != nil && s.node.DescribesNode(ctx):
+		if data := fromIMDS(); len(data) > 0 {
+			return data, "imds /latest/user-data", nil
+		}
+	default:
+		notes = append(notes, "IMDS not asked: it does not answer for the node of --root")
+	}
+	if data := fromFile(); len(data) > 0 {
 		return data, "file " + cloudUserDataPath, nil
-	}
-	if err != nil {
-		notes = append(notes, err.Error())
-	} else {
-		notes = append(notes, cloudUserDataPath+" is empty")
 	}
 	return nil, "", fmt.Errorf("%w: no user data (%s)", ErrSkipped, strings.Join(notes, "; "))
 }
