@@ -129,6 +129,9 @@ func checkProbes(t *testing.T, b openedBundle) {
 		want := probe.VerdictTCP
 		if r.Name == "apiserver" {
 			want = probe.VerdictOK
+			if r.ServerVersion != testServerVersion {
+				t.Errorf("API server version %q (%s), want %q", r.ServerVersion, r.VersionError, testServerVersion)
+			}
 		}
 		if r.Verdict != want {
 			t.Errorf("probe %s: verdict %s (%s %s), want %s", r.Name, r.Verdict, r.TCPError, r.TLSError, want)

@@ -30,6 +30,8 @@ const (
 	testInstanceID = "i-0a1b2c3d4e5f60718"
 	testEndpoint   = "https://8D2E4F6A0B1C3D5E7F9A1B3C5D7E9F10.gr7.ap-northeast-1.eks.amazonaws.com"
 	testMAC        = "0a:1b:2c:3d:4e:5f"
+	// testServerVersion is what the loopback API server says at /version.
+	testServerVersion = "v1.31.4-eks-2d5f260"
 )
 
 // materialize builds a fake node root of testdata/nodes with its journal.
@@ -176,6 +178,10 @@ func (loopbackResolver) LookupHost(_ context.Context, host string) ([]string, er
 func apiServer(t *testing.T) (url string, caPEM []byte) {
 	t.Helper()
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			fmt.Fprint(w, `{"major":"1","minor":"31","gitVersion":"`+testServerVersion+`"}`)
+			return
+		}
 		fmt.Fprint(w, "ok")
 	}))
 	t.Cleanup(srv.Close)

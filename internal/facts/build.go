@@ -369,7 +369,7 @@ func (b *Builder) probes(s Set) {
 		if name == "" {
 			continue
 		}
-		for _, key := range []string{"verdict", "tcp", "tls", "address_class", "dns_error", "tcp_error", "tls_error", "host"} {
+		for _, key := range []string{"verdict", "tcp", "tls", "address_class", "dns_error", "tcp_error", "tls_error", "host", "server_version", "version_error"} {
 			if v, ok := r[key]; ok && v != nil && fmt.Sprint(v) != "" {
 				s.set("probe."+name+"."+key, fmt.Sprint(v))
 			}

@@ -20,6 +20,45 @@ func derive(s Set) {
 	deriveMaxPods(s)
 	deriveUserDataGroups(s)
 	deriveProbes(s)
+	deriveVersionSkew(s)
+}
+
+// kubeletSkewLimit is how many minor versions a kubelet may lag behind the
+// API server (the Kubernetes skew policy since 1.28).
+const kubeletSkewLimit = 3
+
+// deriveVersionSkew compares the kubelet with the API server version that
+// collect's probe read from /version.
+func deriveVersionSkew(s Set) {
+	s.set("cluster.version", s["probe.apiserver.server_version"])
+	kubelet, okK := minorVersion(s["kubelet.version"])
+	cluster, okC := minorVersion(s["cluster.version"])
+	if !okK || !okC {
+		return
+	}
+	s.set("cluster.minor_version", "1."+strconv.Itoa(cluster))
+	s.set("kubelet.minor_version", "1."+strconv.Itoa(kubelet))
+	skew := cluster - kubelet
+	s.set("kubelet.version_skew", strconv.Itoa(skew))
+	s.setBool("kubelet.newer_than_cluster", skew < 0)
+	s.setBool("kubelet.beyond_skew_policy", skew > kubeletSkewLimit)
+	s.set("kubelet.skew_oldest_minor", "1."+strconv.Itoa(cluster-kubeletSkewLimit))
+}
+
+// minorVersion reads the minor number of a Kubernetes 1.x version such as
+// "v1.31.4-eks-2d5f260" or "1.30".
+func minorVersion(v string) (int, bool) {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+	major, rest, ok := strings.Cut(v, ".")
+	if !ok || major != "1" {
+		return 0, false
+	}
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	minor, err := strconv.Atoi(rest[:end])
+	return minor, err == nil
 }
 
 func deriveIdentity(s Set) {

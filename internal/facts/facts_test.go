@@ -119,6 +119,16 @@ func TestDerive(t *testing.T) {
 			map[string]string{"kubelet.max_pods_exceeds_eni": ""}},
 		{"unknown instance type", Set{"node.instance_type": "x9.huge", "kubelet.max_pods": "110"},
 			map[string]string{"kubelet.max_pods_eni_limit": ""}},
+		{"kubelet ahead of the control plane", Set{"kubelet.version": "v1.32.1-eks-5e0fdde", "probe.apiserver.server_version": "v1.30.8-eks-2d5f260"},
+			map[string]string{"cluster.version": "v1.30.8-eks-2d5f260", "cluster.minor_version": "1.30", "kubelet.version_skew": "-2", "kubelet.newer_than_cluster": "true", "kubelet.beyond_skew_policy": "false"}},
+		{"kubelet four minors behind", Set{"kubelet.version": "1.27.16", "probe.apiserver.server_version": "v1.31.4-eks-2d5f260"},
+			map[string]string{"kubelet.version_skew": "4", "kubelet.newer_than_cluster": "false", "kubelet.beyond_skew_policy": "true", "kubelet.skew_oldest_minor": "1.28"}},
+		{"kubelet within the policy", Set{"kubelet.version": "v1.28.15", "probe.apiserver.server_version": "v1.31.4"},
+			map[string]string{"kubelet.version_skew": "3", "kubelet.newer_than_cluster": "false", "kubelet.beyond_skew_policy": "false"}},
+		{"no server version", Set{"kubelet.version": "v1.31.2"},
+			map[string]string{"kubelet.version_skew": "", "kubelet.newer_than_cluster": ""}},
+		{"unparsable version", Set{"kubelet.version": "unknown", "probe.apiserver.server_version": "v1.31.4"},
+			map[string]string{"kubelet.version_skew": ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,6 +51,11 @@ var Vocabulary = []Described{
 	{"kubelet.version", "kubelet version"},
 	{"containerd.version", "containerd version"},
 	{"nodeadm.version", "nodeadm version"},
+	{"kubelet.minor_version", "kubelet version as 1.N, when the API server's is known too"},
+	{"kubelet.version_skew", "minor versions the kubelet is behind the API server (negative when ahead)"},
+	{"kubelet.newer_than_cluster", "true when the kubelet's minor version is above the API server's"},
+	{"kubelet.beyond_skew_policy", "true when the kubelet is more than three minor versions behind the API server"},
+	{"kubelet.skew_oldest_minor", "oldest kubelet minor version the API server supports (1.N)"},
 	{"kubelet.max_pods", "maxPods from the kubelet config, flags or user data"},
 	{"kubelet.max_pods_eni_limit", "pods the instance type can address without prefix delegation"},
 	{"kubelet.max_pods_exceeds_eni", "true when max_pods is above that limit and prefix delegation is off"},
@@ -63,6 +68,8 @@ var Vocabulary = []Described{
 	{"cluster.cidr", "service CIDR from the NodeConfig"},
 	{"cluster.dns_ip", "--dns-cluster-ip of bootstrap.sh"},
 	{"cluster.ca_expiry", "NotAfter of the cluster CA given in the user data, RFC 3339"},
+	{"cluster.version", "Kubernetes version the API server reported at /version to collect's probe"},
+	{"cluster.minor_version", "that version as 1.N"},
 	{"bootstrap.container_runtime", "--container-runtime of bootstrap.sh"},
 	{"userdata.present", "true when the bundle holds the user data"},
 	{"userdata.kind", "nodeconfig, shell, cloud-config, mime (several parts), empty, unknown"},
@@ -97,7 +104,7 @@ var Vocabulary = []Described{
 	{"cni.eniconfigs_seen", "ipamd introspection listed ENIConfigs"},
 	{"probe.failed_endpoints", "regional endpoints (sts, ec2, ecr-api, s3) whose probe failed, comma separated"},
 	{"probe.no_route_out", "true when every regional endpoint probed resolved to a public address and the connection timed out"},
-	{"probe.", "probe.<name>.<field>: collect's reachability checks (names apiserver, sts, ec2, ecr-api, s3; fields verdict, tcp, tls, address_class, dns_error, tcp_error, tls_error, host)"},
+	{"probe.", "probe.<name>.<field>: collect's reachability checks (names apiserver, sts, ec2, ecr-api, s3; fields verdict, tcp, tls, address_class, dns_error, tcp_error, tls_error, host; server_version, version_error for apiserver)"},
 }
 
 // Known reports whether a fact name belongs to the vocabulary, so that a

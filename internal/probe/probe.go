@@ -51,6 +51,10 @@ type Target struct {
 	// ServerName is the name verified in the server certificate and sent as
 	// SNI; Host when empty.
 	ServerName string
+	// VersionPath, when set on a TLS target, is fetched with an anonymous
+	// GET after a verified handshake to learn the Kubernetes version
+	// ("/version" for an API server).
+	VersionPath string
 }
 
 // Resolver turns a host name into addresses; *net.Resolver is one.
@@ -101,6 +105,12 @@ type Result struct {
 	TLSError  string  `json:"tls_error,omitempty"`
 	TLSMS     float64 `json:"tls_ms"`
 	Verdict   string  `json:"verdict"`
+	// ServerVersion is the gitVersion the API server reported, when the
+	// target asked for it; VersionError says why it is missing (an HTTP
+	// status when anonymous reads are forbidden). Neither changes the
+	// verdict.
+	ServerVersion string `json:"server_version,omitempty"`
+	VersionError  string `json:"version_error,omitempty"`
 }
 
 // Run probes all targets in parallel and returns their results in the order
@@ -130,11 +140,19 @@ func probe(ctx context.Context, t Target, opt Options) Result {
 		return r
 	}
 	defer conn.Close()
-	if t.TLS && !r.handshake(ctx, conn, t, opt.StepTimeout) {
+	if !t.TLS {
+		r.Verdict = VerdictOK
+		return r
+	}
+	tlsConn := r.handshake(ctx, conn, t, opt.StepTimeout)
+	if tlsConn == nil {
 		r.Verdict = VerdictTLS
 		return r
 	}
 	r.Verdict = VerdictOK
+	if t.VersionPath != "" {
+		r.serverVersion(ctx, tlsConn, t, opt.StepTimeout)
+	}
 	return r
 }
 

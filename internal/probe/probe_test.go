@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -251,6 +253,57 @@ func TestRun(t *testing.T) {
 	}
 	if r := results[len(results)-1]; r.Connected != "54.1.2.3" || r.TCPError != "" {
 		t.Errorf("multi-address target connected to %q, tcp error %q", r.Connected, r.TCPError)
+	}
+}
+
+// versionHandler is an API server that answers every request over TLS with
+// status and body.
+func versionHandler(cert tls.Certificate, status int, body string) func(net.Conn) {
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}}
+	return func(conn net.Conn) {
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		tlsConn := tls.Server(conn, cfg)
+		defer tlsConn.Close()
+		req, err := http.ReadRequest(bufio.NewReader(tlsConn))
+		if err != nil {
+			return
+		}
+		if req.URL.Path != "/version" || req.Header.Get("Authorization") != "" {
+			status, body = http.StatusTeapot, "unexpected request"
+		}
+		fmt.Fprintf(tlsConn, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+			status, http.StatusText(status), len(body), body)
+	}
+}
+
+func TestServerVersion(t *testing.T) {
+	ca := newTestCA(t, "cluster-ca")
+	cert := ca.issue(t, time.Now().Add(time.Hour), "apiserver.test")
+	tests := []struct {
+		name        string
+		handle      func(net.Conn)
+		want        string
+		wantErrPart string
+	}{
+		{"eks answer", versionHandler(cert, http.StatusOK, `{"major":"1","minor":"31","gitVersion":"v1.31.4-eks-2d5f260","platform":"linux/amd64"}`), "v1.31.4-eks-2d5f260", ""},
+		{"anonymous forbidden", versionHandler(cert, http.StatusForbidden, `{"kind":"Status","code":403}`), "", "HTTP 403"},
+		{"unauthorized", versionHandler(cert, http.StatusUnauthorized, `{}`), "", "HTTP 401"},
+		{"not json", versionHandler(cert, http.StatusOK, `ok`), "", "no gitVersion"},
+		{"closes after handshake", tlsHandler(cert), "", "GET /version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			port := serve(t, tt.handle)
+			target := Target{Name: "apiserver", Host: "127.0.0.1", Port: port, TLS: true, CAPEM: ca.pem,
+				ServerName: "apiserver.test", VersionPath: "/version"}
+			r := Run(t.Context(), []Target{target}, Options{StepTimeout: time.Second})[0]
+			if r.Verdict != VerdictOK {
+				t.Fatalf("verdict %s (%+v): a /version answer must not change it", r.Verdict, r)
+			}
+			if r.ServerVersion != tt.want || !strings.Contains(r.VersionError, tt.wantErrPart) || (tt.want == "") == (r.VersionError == "") {
+				t.Errorf("server version %q, error %q; want %q, error with %q", r.ServerVersion, r.VersionError, tt.want, tt.wantErrPart)
+			}
+		})
 	}
 }
 

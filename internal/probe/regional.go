@@ -69,7 +69,7 @@ func APIServer(apiServerURL string, ca []byte) (Target, error) {
 			return Target{}, fmt.Errorf("%w: %q: port %q", ErrBadURL, raw, p)
 		}
 	}
-	return Target{Name: "apiserver", Host: host, Port: port, TLS: true, CAPEM: ca, ServerName: host}, nil
+	return Target{Name: "apiserver", Host: host, Port: port, TLS: true, CAPEM: ca, ServerName: host, VersionPath: "/version"}, nil
 }
 
 // validRegion accepts names shaped like AWS regions (us-west-2,

@@ -1,12 +1,16 @@
 package probe
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"syscall"
@@ -102,27 +106,74 @@ func isTimeout(err error) bool {
 		errors.As(err, &netErr) && netErr.Timeout()
 }
 
-// handshake runs a TLS handshake over conn and reports whether it and the
-// verification of the server certificate succeeded.
-func (r *Result) handshake(ctx context.Context, conn net.Conn, t Target, timeout time.Duration) bool {
+// handshake runs a TLS handshake over conn and returns the TLS connection
+// when it and the verification of the server certificate succeeded, or nil.
+func (r *Result) handshake(ctx context.Context, conn net.Conn, t Target, timeout time.Duration) *tls.Conn {
 	cfg, err := tlsConfig(t)
 	if err != nil {
 		r.TLS = StatusX509
 		r.TLSError = err.Error()
-		return false
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	err = tls.Client(conn, cfg).HandshakeContext(ctx)
+	tlsConn := tls.Client(conn, cfg)
+	err = tlsConn.HandshakeContext(ctx)
 	r.TLSMS = millis(time.Since(start))
 	if err != nil {
 		r.TLS = classifyTLSError(err)
 		r.TLSError = err.Error()
-		return false
+		return nil
 	}
 	r.TLS = StatusOK
-	return true
+	return tlsConn
+}
+
+// maxVersionBody bounds the /version answer read.
+const maxVersionBody = 64 << 10
+
+// serverVersion sends an anonymous GET of t.VersionPath over the verified
+// connection and records the gitVersion of the answer. EKS lets anyone read
+// /version (the system:public-info-viewer role); a cluster that turned
+// anonymous access off answers 401 or 403, recorded as the reason.
+func (r *Result) serverVersion(ctx context.Context, conn *tls.Conn, t Target, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
+		r.VersionError = err.Error()
+		return
+	}
+	host := t.ServerName
+	if host == "" {
+		host = t.Host
+	}
+	req := "GET " + t.VersionPath + " HTTP/1.1\r\nHost: " + host + "\r\nAccept: application/json\r\n" +
+		"User-Agent: nodetriage-collect\r\nConnection: close\r\n\r\n"
+	if _, err := io.WriteString(conn, req); err != nil {
+		r.VersionError = fmt.Sprintf("GET %s: %v", t.VersionPath, err)
+		return
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		r.VersionError = fmt.Sprintf("GET %s: %v", t.VersionPath, err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		r.VersionError = fmt.Sprintf("GET %s: HTTP %d", t.VersionPath, resp.StatusCode)
+		return
+	}
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxVersionBody)).Decode(&v); err != nil || v.GitVersion == "" {
+		r.VersionError = fmt.Sprintf("GET %s: no gitVersion in the answer", t.VersionPath)
+		return
+	}
+	r.ServerVersion = v.GitVersion
 }
 
 func tlsConfig(t Target) (*tls.Config, error) {
