@@ -322,7 +322,11 @@ func addLabels(s Set, list string) {
 	s.set("kubelet.labels", list)
 }
 
-var reEnv = regexp.MustCompile(`"?(AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG|ENABLE_PREFIX_DELEGATION|ENI_CONFIG_LABEL_DEF|ENI_CONFIG_ANNOTATION_DEF|AWS_VPC_K8S_CNI_EXTERNALSNAT|WARM_IP_TARGET|WARM_PREFIX_TARGET|MINIMUM_IP_TARGET|ENABLE_IPv6)"?\s*[:=]\s*"?([^",\s}]*)`)
+// reEnv finds the VPC CNI settings in "KEY=VALUE" strings (container
+// environments: ctr containers info, docker inspect) and in "KEY": "VALUE"
+// pairs (ipamd introspection). The name must start at a word boundary, so
+// that a longer variable ending in a known name is not taken for it.
+var reEnv = regexp.MustCompile(`"?\b(AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG|ENABLE_PREFIX_DELEGATION|ENI_CONFIG_LABEL_DEF|ENI_CONFIG_ANNOTATION_DEF|AWS_VPC_K8S_CNI_EXTERNALSNAT|WARM_IP_TARGET|WARM_PREFIX_TARGET|MINIMUM_IP_TARGET|ENABLE_IPv6)"?\s*[:=]\s*"?([^",\s}]*)`)
 
 // cni reads VPC CNI settings from the ipamd introspection files and the
 // container environment dumps, whichever the bundle has.

@@ -194,3 +194,68 @@ func TestProbesFromAnotherMachineAreIgnored(t *testing.T) {
 		})
 	}
 }
+
+// TestCNISettingsFromEnvironmentDumps reads the aws-node environment from
+// each form a bundle holds it in: `ctr containers info` of the VPC CNI
+// container (collect's cni/cni-configuration-variables-containerd.json,
+// env as a JSON array of "KEY=VALUE"), the same array compact, and ipamd's
+// introspection (a JSON object).
+func TestCNISettingsFromEnvironmentDumps(t *testing.T) {
+	ctrInfo, err := os.ReadFile(filepath.Join("testdata", "ctr-containers-info-aws-node.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, content string
+		want                map[string]string // "" means the fact is absent
+	}{
+		{"ctr containers info", "cni/cni-configuration-variables-containerd.json", string(ctrInfo), map[string]string{
+			"cni.env.AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "true",
+			"cni.env.ENABLE_PREFIX_DELEGATION":           "true",
+			"cni.env.ENI_CONFIG_LABEL_DEF":               "topology.kubernetes.io/zone",
+			"cni.env.AWS_VPC_K8S_CNI_EXTERNALSNAT":       "false",
+			"cni.env.WARM_PREFIX_TARGET":                 "1",
+			"cni.env.ENABLE_IPv6":                        "false",
+			"cni.env.WARM_IP_TARGET":                     "",
+			"cni.env.MINIMUM_IP_TARGET":                  "",
+			"cni.custom_network":                         "true",
+			"cni.prefix_delegation":                      "true",
+		}},
+		{"compact env array", "cni/cni-configuration-variables-containerd.json",
+			`{"Spec":{"process":{"env":["ENABLE_PREFIX_DELEGATION=false","AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=False","WARM_IP_TARGET=5"]}}}`,
+			map[string]string{
+				"cni.prefix_delegation":  "false",
+				"cni.custom_network":     "false",
+				"cni.env.WARM_IP_TARGET": "5",
+			}},
+		{"a longer name holding a known one", "cni/cni-configuration-variables-containerd.json",
+			`{"env":["NODEAGENT_ENABLE_PREFIX_DELEGATION=true","XAWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true"]}`,
+			map[string]string{
+				"cni.env.ENABLE_PREFIX_DELEGATION":           "",
+				"cni.env.AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "",
+				"cni.prefix_delegation":                      "",
+			}},
+		{"ipamd introspection", "ipamd/ipamd-env-settings.json",
+			`{"AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG": "true", "ENABLE_PREFIX_DELEGATION": "false", "MINIMUM_IP_TARGET": "10"}`,
+			map[string]string{
+				"cni.custom_network":        "true",
+				"cni.prefix_delegation":     "false",
+				"cni.env.MINIMUM_IP_TARGET": "10",
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !Wants(tt.path) {
+				t.Fatalf("the analyzer does not keep %s", tt.path)
+			}
+			b := NewBuilder()
+			b.Add(tt.path, []byte(tt.content))
+			s, _ := b.Build()
+			for k, v := range tt.want {
+				if s[k] != v {
+					t.Errorf("%s = %q, want %q", k, s[k], v)
+				}
+			}
+		})
+	}
+}

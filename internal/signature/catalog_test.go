@@ -113,6 +113,7 @@ func TestEmbeddedSignaturesOnRealLines(t *testing.T) {
 		kubelet = "kubelet/kubelet.log"
 		nodeadm = "nodeadm/nodeadm-config.log"
 		journal = "journal/boot-0.log"
+		ethtool = "networking/ethtool.txt"
 	)
 	tests := []struct {
 		path, line string
@@ -157,6 +158,18 @@ func TestEmbeddedSignaturesOnRealLines(t *testing.T) {
 			[]string{"nodeadm-command-failed error=no config in chain", "nodeadm-no-config-in-chain"}},
 		// a kubelet string in a nodeadm file is not routed to kubelet signatures
 		{nodeadm, `"Unable to register node with API server" err="Unauthorized"`, nil},
+		// ENA allowance counters of ethtool -S: a counter at zero is healthy
+		{ethtool, `     linklocal_allowance_exceeded: 18734`, []string{"network-ena-linklocal-allowance count=18734"}},
+		{ethtool, `     conntrack_allowance_exceeded: 40`, []string{"network-ena-conntrack-allowance count=40"}},
+		{ethtool, `     bw_in_allowance_exceeded: 7`, []string{"network-ena-bandwidth-allowance count=7 direction=in"}},
+		{ethtool, `     bw_out_allowance_exceeded: 2291`, []string{"network-ena-bandwidth-allowance count=2291 direction=out"}},
+		{ethtool, `     pps_allowance_exceeded: 512`, []string{"network-ena-pps-allowance count=512"}},
+		{ethtool, `     linklocal_allowance_exceeded: 0`, nil},
+		{ethtool, `     conntrack_allowance_exceeded: 0`, nil},
+		{ethtool, `     bw_in_allowance_exceeded: 0`, nil},
+		{ethtool, `     bw_out_allowance_exceeded: 0`, nil},
+		{ethtool, `     pps_allowance_exceeded: 0`, nil},
+		{ethtool, `     conntrack_allowance_available: 116234`, nil},
 	}
 	_, m := embeddedMatcher(t)
 	for _, tt := range tests {

@@ -101,6 +101,7 @@ func TestEmbeddedSourcesRouting(t *testing.T) {
 		"imds/identity.json":                                     "imds",
 		"journal/current-boot.log":                               "journal",
 		"console/console-output.txt":                             "console",
+		"networking/ethtool.txt":                                 "nic-stats",
 		"system/ps.txt":                                          "",
 		"networking/iptables-save.txt":                           "",
 	}

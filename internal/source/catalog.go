@@ -116,7 +116,7 @@ func kubeletSources(env Env) []Source {
 
 func containerdSources(env Env) []Source {
 	t, j := env.Tree, env.Journal
-	return []Source{
+	sources := []Source{
 		NewFiles("containerd/config", t,
 			Copy{From: "/etc/containerd/config.toml", To: "containerd/config.toml"},
 			Copy{From: "/etc/containerd/config.d", To: "containerd/config.d", Dir: true},
@@ -129,13 +129,36 @@ func containerdSources(env Env) []Source {
 		NewCommand("containerd/images", t, "containerd/containerd-images.txt", "ctr", "--namespace", "k8s.io", "images", "list"),
 		NewCommand("containerd/containers", t, "containerd/containerd-containers.txt", "ctr", "--namespace", "k8s.io", "containers", "list"),
 		NewCommand("containerd/tasks", t, "containerd/containerd-tasks.txt", "ctr", "--namespace", "k8s.io", "tasks", "list"),
+		NewCommand("containerd/namespaces", t, "containerd/containerd-namespaces.txt", "ctr", "namespaces", "list"),
+		NewCommand("containerd/plugins", t, "containerd/containerd-plugins.txt", "ctr", "--namespace", "k8s.io", "plugins", "list"),
 		NewFiles("cni", t, Copy{From: "/etc/cni/net.d", To: "cni", Dir: true, SkipOver: 1 << 20}),
+		NewLive("cni/aws-node-container", t, "cni/cni-configuration-variables-containerd.json", VPCCNIContainerInfo).
+			WithDeadline(stepsDeadline),
+	}
+	return append(sources, dockerSources(t)...)
+}
+
+// stepsDeadline bounds a live reader that runs a tool several times, each
+// run within stepTimeout.
+const stepsDeadline = 45 * time.Second
+
+// dockerSocket exists when dockerd runs (AL2 nodes may still have it).
+const dockerSocket = "/var/run/docker.sock"
+
+// dockerSources describe dockerd, on nodes where it runs.
+func dockerSources(t *Tree) []Source {
+	running := PathExists(dockerSocket)
+	return []Source{
+		NewCommand("docker/info", t, "docker/docker-info.txt", "docker", "info").OnlyIf(running),
+		NewCommand("docker/ps", t, "docker/docker-ps.txt", "docker", "ps", "--all", "--no-trunc").OnlyIf(running),
+		NewCommand("docker/images", t, "docker/docker-images.txt", "docker", "images").OnlyIf(running),
+		NewCommand("docker/version", t, "docker/docker-version.txt", "docker", "version").OnlyIf(running),
 	}
 }
 
 func systemSources(env Env) []Source {
 	t := env.Tree
-	return []Source{
+	sources := []Source{
 		NewFiles("system/release", t,
 			Copy{From: "/etc/os-release", To: "system/os-release"},
 			Copy{From: "/etc/hostname", To: "system/hostname"},
@@ -167,6 +190,32 @@ func systemSources(env Env) []Source {
 		NewCommand("system/chrony-sources", t, "system/chrony-sources.txt", "chronyc", "sources", "-v"),
 		NewCommand("storage/lsblk", t, "storage/lsblk.txt", "lsblk"),
 	}
+	return append(append(sources, processSources(t)...), storageSources(t)...)
+}
+
+// processSources describe the processes: threads, sockets, per-process
+// counters, CPU and block I/O throttling.
+func processSources(t *Tree) []Source {
+	return []Source{
+		NewCommand("system/ps-threads", t, "system/ps-threads.txt", "ps", "-eTF", "--headers"),
+		NewCommand("system/netstat", t, "system/netstat.txt", "netstat", "-plant"),
+		NewLive("system/allprocstat", t, "system/allprocstat.txt", AllProcStat("/proc")),
+		NewLive("system/large-environments", t, "system/large_environments.txt", LargeEnvironments("/proc")),
+		NewLive("system/cpu-throttling", t, "system/cpu_throttling.txt", CPUThrottling("/sys/fs/cgroup", "/proc")),
+		NewLive("system/io-throttling", t, "system/io_throttling.txt", IOThrottling("/proc")),
+		NewCommand("system/systemd-analyze", t, "system/systemd-analyze.svg", "systemd-analyze", "plot"),
+		NewCommand("modinfo/lustre", t, "modinfo/lustre", "modinfo", "lustre").OnlyIf(ModuleAvailable("lustre")),
+	}
+}
+
+// storageSources describe LVM and the XFS file systems.
+func storageSources(t *Tree) []Source {
+	return []Source{
+		NewCommand("storage/lvs", t, "storage/lvs.txt", "lvs"),
+		NewCommand("storage/pvs", t, "storage/pvs.txt", "pvs"),
+		NewCommand("storage/vgs", t, "storage/vgs.txt", "vgs"),
+		NewLive("storage/xfs", t, "storage/xfs.txt", XFSInfo("/proc/self/mounts")).WithDeadline(stepsDeadline),
+	}
 }
 
 func networkSources(env Env) []Source {
@@ -190,6 +239,13 @@ func networkSources(env Env) []Source {
 		NewCommand("networking/ipvsadm", t, "networking/ipvsadm.txt", "ipvsadm", "--save", "-n"),
 		NewCommand("networking/ipset", t, "networking/ipset.txt", "ipset", "--list"),
 		NewCommand("networking/conntrack", t, "networking/conntrack.txt", "conntrack", "-S"),
+		NewCommand("networking/ss", t, "networking/ss.txt", "ss", "-tanp"),
+		NewCommand("networking/ifconfig", t, "networking/ifconfig.txt", "ifconfig"),
+		NewCommand("networking/iptables", t, "networking/iptables.txt",
+			"iptables", "--wait", "1", "--numeric", "--verbose", "--list"),
+		NewCommand("networking/ip6tables", t, "networking/ip6tables.txt",
+			"ip6tables", "--wait", "1", "--numeric", "--verbose", "--list"),
+		NewLive("networking/ethtool", t, "networking/ethtool.txt", EthtoolStats("/sys/class/net")).WithDeadline(stepsDeadline),
 	}
 	for _, table := range []string{"mangle", "filter", "nat"} {
 		sources = append(sources,

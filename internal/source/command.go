@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -28,6 +29,8 @@ type Command struct {
 	// fallback produces the same information in Go when the tool is
 	// missing (reading /proc or /sys).
 	fallback func(ctx context.Context, f *File) error
+	// conditions must all hold for the command to run at all.
+	conditions []Condition
 }
 
 // NewCommand returns a source that runs argv and stages its output at to.
@@ -47,6 +50,14 @@ func (c *Command) WithFallback(fn func(ctx context.Context, f *File) error) *Com
 	return c
 }
 
+// OnlyIf runs the command only when cond holds on the node; otherwise it
+// is skipped with the reason cond gives (docker commands on a node without
+// dockerd, modinfo of a module the kernel does not have).
+func (c *Command) OnlyIf(cond Condition) *Command {
+	c.conditions = append(c.conditions, cond)
+	return c
+}
+
 // Name is the source name.
 func (c *Command) Name() string { return c.name }
 
@@ -58,6 +69,11 @@ func (c *Command) Deadline() time.Duration { return c.timeout + 2*time.Second }
 func (c *Command) Collect(ctx context.Context, out Sink) error {
 	if !c.tree.Live() {
 		return fmt.Errorf("%w: %s describes the running machine, not --root %s", ErrSkipped, c.argv[0], c.tree.Dir())
+	}
+	for _, cond := range c.conditions {
+		if err := cond(c.tree); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrSkipped, c.argv[0], err)
+		}
 	}
 	bin, err := exec.LookPath(c.argv[0])
 	if err != nil {
@@ -90,7 +106,7 @@ var ErrCommandFailed = errors.New("command failed")
 // stdout, with LANG=C. When ctx ends, the whole group is killed; the error
 // then wraps ctx's error. A non-zero exit wraps ErrCommandFailed and quotes
 // the end of standard error.
-func Run(ctx context.Context, stdout *File, bin string, args ...string) error {
+func Run(ctx context.Context, stdout io.Writer, bin string, args ...string) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdout = stdout
 	stderr := &lastBytes{max: stderrKeep}

@@ -116,3 +116,86 @@ func TestCommandFallbackWhenToolMissing(t *testing.T) {
 		t.Fatalf("fallback ps output lacks this process:\n%.500s", got)
 	}
 }
+
+func TestCommandOnlyIf(t *testing.T) {
+	fakeTools(t, map[string]string{"fake-docker": "echo Server Version: 25.0.6\n"})
+	present := filepath.Join(t.TempDir(), "docker.sock")
+	if err := os.WriteFile(present, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	absent := filepath.Join(t.TempDir(), "docker.sock")
+	live := openTree(t, "/")
+	tests := []struct {
+		name    string
+		tree    *Tree
+		conds   []Condition
+		wantErr error
+		wantMsg string
+	}{
+		{"condition holds", live, []Condition{PathExists(present)}, nil, ""},
+		{"condition fails: skipped with its reason", live, []Condition{PathExists(absent)}, ErrSkipped, absent + " does not exist on the node"},
+		{"every condition must hold", live, []Condition{PathExists(present), PathExists(absent)}, ErrSkipped, absent},
+		{"under --root the condition is not even asked", openTree(t, t.TempDir()), []Condition{func(*Tree) error {
+			t.Error("condition evaluated under --root")
+			return nil
+		}}, ErrSkipped, "describes the running machine"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestStage(t, StageOptions{})
+			cmd := NewCommand("docker/info", tt.tree, "docker/docker-info.txt", "fake-docker", "info")
+			for _, c := range tt.conds {
+				cmd.OnlyIf(c)
+			}
+			err := cmd.Collect(context.Background(), s.Sink("docker/info"))
+			if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Collect = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), tt.wantMsg) {
+					t.Fatalf("Collect = %v, want it to say %q", err, tt.wantMsg)
+				}
+				if len(s.Records()) != 0 {
+					t.Fatalf("skipped command staged %v", s.Records())
+				}
+				return
+			}
+			if got := readStaged(t, s, "docker/docker-info.txt"); got != "Server Version: 25.0.6\n" {
+				t.Fatalf("staged %q", got)
+			}
+		})
+	}
+}
+
+func TestModuleInIndex(t *testing.T) {
+	const release = "6.1.115-126.197.amzn2023.x86_64"
+	dir := "usr/lib/modules/" + release + "/"
+	root := makeTree(t, map[string]string{
+		"lib": "->usr/lib", // AL2023: /lib is a link to usr/lib
+		dir + "modules.dep": "kernel/net/netfilter/ipvs/ip_vs.ko.xz: kernel/net/netfilter/nf_conntrack.ko.xz\n" +
+			"extra/lustre/net/lnet.ko.zst:\n" +
+			"weak-updates/lustre/fs/lustre.ko: extra/lustre/net/lnet.ko.zst\n",
+		dir + "modules.builtin": "kernel/fs/xfs/xfs.ko\nkernel/drivers/net/ethernet/amazon/ena/ena.ko\n",
+	})
+	tree := openTree(t, root)
+	tests := []struct {
+		release, module string
+		wantErr         string
+	}{
+		{release, "lustre", ""},
+		{release, "ip_vs", ""},
+		{release, "ip-vs", ""},
+		{release, "xfs", ""},
+		{release, "lnet", ""},
+		{release, "lus", "has no module lus"},
+		{release, "nvidia", "has no module nvidia"},
+		{"5.10.0-other", "lustre", "no module lustre found for kernel 5.10.0-other"},
+		{"", "lustre", "kernel release unknown"},
+	}
+	for _, tt := range tests {
+		err := moduleInIndex(tree, tt.release, tt.module)
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("moduleInIndex(%s, %s) = %v, want %q", tt.release, tt.module, err, tt.wantErr)
+		}
+	}
+}

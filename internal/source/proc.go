@@ -18,25 +18,37 @@ import (
 )
 
 // Live is a source computed in Go from the running machine (/proc, /sys,
-// system calls). Under --root it is skipped: it would describe the machine
-// collect runs on, not the node whose volume is mounted.
+// system calls), or from several runs of one of its tools (ethtool per
+// interface, see steps.go). Under --root it is skipped: it would describe
+// the machine collect runs on, not the node whose volume is mounted.
 type Live struct {
-	name string
-	tree *Tree
-	to   string
-	fn   func(ctx context.Context, w io.Writer) error
+	name     string
+	tree     *Tree
+	to       string
+	fn       func(ctx context.Context, w io.Writer) error
+	deadline time.Duration
 }
+
+// defaultLiveDeadline bounds a live reader unless it says otherwise.
+const defaultLiveDeadline = 15 * time.Second
 
 // NewLive returns a source that stages what fn writes at to.
 func NewLive(name string, tree *Tree, to string, fn func(ctx context.Context, w io.Writer) error) *Live {
-	return &Live{name: name, tree: tree, to: to, fn: fn}
+	return &Live{name: name, tree: tree, to: to, fn: fn, deadline: defaultLiveDeadline}
+}
+
+// WithDeadline sets the source's own time limit, for readers that run a
+// tool several times (once per interface, per file system).
+func (s *Live) WithDeadline(d time.Duration) *Live {
+	s.deadline = d
+	return s
 }
 
 // Name is the source name.
 func (s *Live) Name() string { return s.name }
 
 // Deadline bounds the reading.
-func (s *Live) Deadline() time.Duration { return 15 * time.Second }
+func (s *Live) Deadline() time.Duration { return s.deadline }
 
 // Collect runs fn on the live machine.
 func (s *Live) Collect(ctx context.Context, out Sink) error {
@@ -113,9 +125,14 @@ type mount struct {
 }
 
 func readMounts() ([]mount, []byte, error) {
-	data, err := os.ReadFile("/proc/self/mounts")
+	return readMountsFrom("/proc/self/mounts")
+}
+
+// readMountsFrom reads a mount table in the /proc/mounts format.
+func readMountsFrom(table string) ([]mount, []byte, error) {
+	data, err := os.ReadFile(table)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading /proc/self/mounts: %w", err)
+		return nil, nil, fmt.Errorf("reading %s: %w", table, err)
 	}
 	var mounts []mount
 	for _, line := range strings.Split(string(data), "\n") {
@@ -408,15 +425,35 @@ func Processes(ctx context.Context, w io.Writer) error {
 // parseProcStat reads the command name, state and parent pid of a
 // /proc/<pid>/stat line; the name is in parentheses and may hold spaces.
 func parseProcStat(stat []byte) (comm, state, ppid string) {
-	open := bytes.IndexByte(stat, '(')
-	closing := bytes.LastIndexByte(stat, ')')
-	if open < 0 || closing < open {
+	comm, rest, ok := procStatFields(stat)
+	if !ok {
 		return "", "?", "?"
 	}
-	comm = string(stat[open+1 : closing])
-	rest := strings.Fields(string(stat[closing+1:]))
 	if len(rest) < 2 {
 		return comm, "?", "?"
 	}
 	return comm, rest[0], rest[1]
+}
+
+// procStatFields splits a /proc/<pid>/stat line into the command name
+// (field 2, without its parentheses) and the fields after it, so that
+// field n (1-based, as in proc(5)) is rest[n-3]. The name may hold spaces
+// and parentheses: it ends at the last ')'.
+func procStatFields(stat []byte) (comm string, rest []string, ok bool) {
+	open := bytes.IndexByte(stat, '(')
+	closing := bytes.LastIndexByte(stat, ')')
+	if open < 0 || closing < open {
+		return "", nil, false
+	}
+	return string(stat[open+1 : closing]), strings.Fields(string(stat[closing+1:])), true
+}
+
+// procStatField returns field n (1-based, as in proc(5)) of a
+// /proc/<pid>/stat line after the command name (n >= 3).
+func procStatField(rest []string, n int) (string, bool) {
+	i := n - 3
+	if i < 0 || i >= len(rest) {
+		return "", false
+	}
+	return rest[i], true
 }

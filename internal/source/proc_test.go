@@ -3,6 +3,8 @@ package source
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -83,6 +85,14 @@ func TestLiveReadersOnThisMachine(t *testing.T) {
 		"inodes":  {func(ctx context.Context, b *bytes.Buffer) error { return Inodes(ctx, b) }, "IUse%"},
 		"sysctls": {func(ctx context.Context, b *bytes.Buffer) error { return Sysctls(ctx, b) }, "kernel.ostype = Linux"},
 		"addrs":   {func(ctx context.Context, b *bytes.Buffer) error { return Addresses(ctx, b) }, "lo:"},
+		"allprocstat": {func(ctx context.Context, b *bytes.Buffer) error { return AllProcStat("/proc")(ctx, b) },
+			fmt.Sprintf("\n%d (", os.Getpid())},
+		"large-environments": {func(ctx context.Context, b *bytes.Buffer) error { return LargeEnvironments("/proc")(ctx, b) }, "PID\tCount\n"},
+		"cpu-throttling": {func(ctx context.Context, b *bytes.Buffer) error {
+			return CPUThrottling("/sys/fs/cgroup", "/proc")(ctx, b)
+		}, "\n"},
+		"io-throttling": {func(ctx context.Context, b *bytes.Buffer) error { return IOThrottling("/proc")(ctx, b) },
+			"PID Name Block IO Delay (centisconds)\n"},
 	}
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
