@@ -54,6 +54,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	var (
 		root         = flags.String("root", collect.DefaultRoot, "root of the node's file system (a mounted volume of a dead node)")
+		hostNS       = flags.Bool("host-namespaces", false, "with --root: this is the node itself, in a container sharing its PID and network namespaces (run commands, read /proc)")
 		output       = flags.StringP("output", "o", collect.DefaultOutputDir, "bundle file, or folder for the default name")
 		since        = flags.String("since", "10d", "start of the journal window: a duration back (48h, 10d) or an RFC 3339 time")
 		maxSize      = flags.String("max-size", "5MiB", "compressed bundle budget (0 = unlimited)")
@@ -87,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitNoBundle
 	}
 	opts := collect.Options{
-		Root: *root, Output: *output, Timeout: *timeout, IMDSEndpoint: *imdsEndpoint,
+		Root: *root, HostNamespaces: *hostNS, Output: *output, Timeout: *timeout, IMDSEndpoint: *imdsEndpoint,
 		NoIMDS: *noIMDS, NoProbes: *noProbes, NoRedact: *noRedact,
 		RedactRules: *redactRules, Pseudonymize: *pseudonymize,
 		Version: version, Commit: commit, CommandLine: args,

@@ -85,6 +85,9 @@ func openRoot(opts Options) (*source.Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRoot, err)
 	}
+	if opts.HostNamespaces {
+		tree.SetHostIsNode()
+	}
 	if tree.Live() && os.Geteuid() != 0 && !opts.skipRootCheck {
 		tree.Close()
 		return nil, fmt.Errorf("%w (run it with sudo, or point --root at a node volume you can read)", ErrNotRoot)

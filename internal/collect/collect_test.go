@@ -175,6 +175,39 @@ func TestCollectWhenIMDSMisbehaves(t *testing.T) {
 	}
 }
 
+// TestHostNamespaces is collect in a privileged pod that shares the node's
+// PID and network namespaces and mounts its / at --root: what describes the
+// running machine is collected, as on the node itself.
+func TestHostNamespaces(t *testing.T) {
+	for _, hostNS := range []bool{false, true} {
+		t.Run(strconv.FormatBool(hostNS), func(t *testing.T) {
+			t.Parallel()
+			root := materialize(t, "al2023-healthy")
+			url, ca := apiServer(t)
+			_, imdsURL := startIMDS(t, imdsHealthy, userDataFor(t, root, url, ca))
+			opts := testOptions(t, root, imdsURL)
+			opts.NoProbes = false
+			opts.HostNamespaces = hostNS
+			res, err := Run(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := readBundle(t, res.Path)
+			uname := b.source(t, "kernel/uname")
+			if got := uname.Status == bundle.StatusOK; got != hostNS {
+				t.Errorf("kernel/uname = %s %q with --host-namespaces=%v", uname.Status, uname.Error, hostNS)
+			}
+			if _, ok := b.members["kernel/uname.txt"]; ok != hostNS {
+				t.Errorf("kernel/uname.txt in the bundle: %v, want %v", ok, hostNS)
+			}
+			if _, ok := b.members["imds/metadata.json"]; !ok || b.manifest.Host.Region != "ap-northeast-1" {
+				t.Errorf("IMDS of the same instance was not kept: %+v", b.source(t, "imds"))
+			}
+			checkProbes(t, b)
+		})
+	}
+}
+
 // TestRootOfAnotherInstance is a rescue machine that mounted a dead node's
 // volume: its IMDS describes itself, so nothing it says may end up in the
 // dead node's bundle, and the probes, which would test the rescue machine's

@@ -37,6 +37,10 @@ var (
 // Options are the settings of one run, as the command line gives them.
 type Options struct {
 	Root string // node root; "/" for the machine collect runs on
+	// HostNamespaces says that, although Root is not "/", collect runs on
+	// the node itself in a container sharing its PID and network
+	// namespaces, so commands and /proc describe the node.
+	HostNamespaces bool
 	// Output is the bundle file, or an existing folder that receives the
 	// bundle under its default name. Empty means DefaultOutputDir.
 	Output string

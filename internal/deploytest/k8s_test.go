@@ -188,6 +188,9 @@ func TestKubernetesJobs(t *testing.T) {
 			if i := slices.Index(args, "--root"); !(i >= 0 && i+1 < len(args) && args[i+1] == "/host") && !slices.Contains(args, "--root=/host") {
 				t.Errorf("collect arguments %q do not include --root /host", args)
 			}
+			if !slices.Contains(args, "--host-namespaces") {
+				t.Errorf("collect arguments %q lack --host-namespaces: with hostPID and hostNetwork, commands describe the node", args)
+			}
 			if i := slices.Index(args, "--output"); i < 0 || i+1 >= len(args) || strings.HasPrefix(args[i+1], "/host") {
 				t.Errorf("collect must write --output outside the read-only /host, got %q", args)
 			}

@@ -117,6 +117,7 @@ func (s *IMDS) Collect(ctx context.Context, out Sink) error {
 	defer func() { s.result.set(r) }()
 	local := s.localInstanceID()
 	if s.client == nil {
+		r.describesNode = s.tree.Live()
 		r.md.InstanceID = local
 		err := writeIdentity(out, r.md)
 		return errors.Join(fmt.Errorf("%w: --no-imds", ErrSkipped), err)
@@ -128,8 +129,9 @@ func (s *IMDS) Collect(ctx context.Context, out Sink) error {
 			return errors.Join(err, writeIdentity(out, r.md))
 		}
 	}
-	// An IMDS that gave no instance id proves nothing under --root; its
-	// failure is still recorded below.
+	// Under --root, an IMDS that gave no instance id proves nothing unless
+	// the user said the running machine is the node; its failure is still
+	// recorded below.
 	r.describesNode = s.tree.Live() || md.InstanceID != ""
 	if md.InstanceID == "" {
 		md.InstanceID = local
@@ -150,7 +152,7 @@ func (s *IMDS) Collect(ctx context.Context, out Sink) error {
 // being collected, and otherwise an ErrSkipped error saying why not.
 func (s *IMDS) sameInstance(fromIMDS, onVolume string) error {
 	switch {
-	case s.tree.Live():
+	case !s.tree.Mounted():
 		return nil
 	case onVolume == "":
 		return fmt.Errorf("%w: IMDS describes the machine collect runs on, and the volume at --root %s records no instance id (%s) to prove it is the same instance; its answers were not kept",

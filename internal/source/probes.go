@@ -49,12 +49,12 @@ type probeReport struct {
 func (s *Probes) Collect(ctx context.Context, out Sink) error {
 	md, _ := s.imds.Metadata(ctx)
 	report := probeReport{RanOn: "node", DescribesNode: true}
-	if !s.tree.Live() {
+	if s.tree.Mounted() {
 		if !s.imds.DescribesNode(ctx) {
 			return fmt.Errorf("%w: the probes would test the network of the machine collect runs on, which is not the node of --root %s",
 				ErrSkipped, s.tree.Dir())
 		}
-		report.RanOn = "node, whose volume is at --root " + s.tree.Dir() + " (IMDS gave the instance id recorded there)"
+		report.RanOn = "node, whose file system is at --root " + s.tree.Dir()
 	}
 	ud, _ := s.userData.Parsed(ctx)
 	cluster, _ := FindCluster(s.tree, ud)

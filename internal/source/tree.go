@@ -26,6 +26,10 @@ const maxLinkHops = 40
 type Tree struct {
 	dir  string
 	root *os.Root
+	// hostIsNode is set when the machine collect runs on is the node even
+	// though its root is mounted elsewhere (a privileged pod with hostPID
+	// and hostNetwork that mounts the node's / at /host).
+	hostIsNode bool
 }
 
 // OpenTree opens the node root at dir.
@@ -48,8 +52,18 @@ func (t *Tree) Close() error { return t.root.Close() }
 func (t *Tree) Dir() string { return t.dir }
 
 // Live reports whether the tree is the running machine itself, so that
-// commands, /proc and /sys describe the same node as the files.
-func (t *Tree) Live() bool { return t.dir == "/" }
+// commands, /proc and /sys describe the same node as the files: its root is
+// "/", or SetHostIsNode said so.
+func (t *Tree) Live() bool { return t.dir == "/" || t.hostIsNode }
+
+// Mounted reports whether the root is not "/": the files are read from a
+// folder where the node's file system is mounted.
+func (t *Tree) Mounted() bool { return t.dir != "/" }
+
+// SetHostIsNode declares that the running machine is the node whose root
+// is mounted at Dir: collect runs in a container that shares the node's PID
+// and network namespaces, so commands, /proc and /sys describe the node.
+func (t *Tree) SetHostIsNode() { t.hostIsNode = true }
 
 // Resolve returns the node path p with every symbolic link resolved inside
 // the root, relative to the root and slash separated ("." for the root).

@@ -50,7 +50,7 @@ func (s *UserData) Name() string { return "userdata" }
 // Deadline leaves the IMDS client its own budget and a moment to write;
 // under --root, also the wait for the IMDS source's identity check.
 func (s *UserData) Deadline() time.Duration {
-	if s.tree.Live() {
+	if !s.tree.Mounted() {
 		return 13 * time.Second
 	}
 	return 26 * time.Second
@@ -108,7 +108,7 @@ func (s *UserData) read(ctx context.Context) ([]byte, string, error) {
 	}
 	switch {
 	case s.client == nil:
-	case s.tree.Live() || s.node != nil && s.node.DescribesNode(ctx):
+	case !s.tree.Mounted() || s.node != nil && s.node.DescribesNode(ctx):
 		if data := fromIMDS(); len(data) > 0 {
 			return data, "imds /latest/user-data", nil
 		}
