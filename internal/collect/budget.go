@@ -39,10 +39,35 @@ func tierOf(p string, size int64) int {
 		return tierKeep
 	case top == "journal" && strings.HasPrefix(base, "boot-"),
 		p == "var_log/messages", p == "var_log/syslog",
-		strings.HasPrefix(p, "var_log/kube-system_"), strings.HasPrefix(p, "var_log/mount-s3_"):
+		strings.HasPrefix(p, "var_log/kube-system_"), strings.HasPrefix(p, "var_log/mount-s3_"),
+		isStateDump(p):
 		return tierBulk
 	}
 	return tierNormal
+}
+
+// stateDumps are listings of the node's state that grow with the cluster
+// and the workload (kube-proxy's iptables rules, every thread, every
+// socket) and explain fewer join failures than the logs, so they give up
+// bytes with the bulk logs.
+var stateDumps = []string{
+	"system/allprocstat.txt", "system/ps-threads.txt", "system/top.txt", "system/systemd-analyze.svg",
+	"system/pkglist.txt", "system/pkglist-dpkg.txt", "system/netstat.txt",
+	"networking/iptables", "networking/ip6tables", "networking/ipset.txt", "networking/ipvsadm.txt",
+	"networking/ss.txt", "networking/conntrack.txt",
+	"containerd/containerd-images.txt", "containerd/containerd-plugins.txt", "containerd/containerd-containers.txt",
+	"ipamd/metrics.json",
+}
+
+// isStateDump tells whether p is one of stateDumps (a name ending in ".txt"
+// or ".json" exactly, the others as a prefix: iptables-nat.txt...).
+func isStateDump(p string) bool {
+	for _, d := range stateDumps {
+		if p == d || !strings.Contains(path.Base(d), ".") && strings.HasPrefix(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // budgetFile is one staged file as the budget sees it.

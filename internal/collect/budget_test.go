@@ -105,6 +105,14 @@ func TestTierOf(t *testing.T) {
 		"journal/boot-previous.log":                       tierBulk,
 		"var_log/messages":                                tierBulk,
 		"var_log/kube-system_aws-node-x_u/aws-node/0.log": tierBulk,
+		"networking/iptables-save.txt":                    tierBulk,
+		"networking/ip6tables-nat.txt":                    tierBulk,
+		"system/ps-threads.txt":                           tierBulk,
+		"ipamd/metrics.json":                              tierBulk,
+		"system/ps.txt":                                   tierNormal,
+		"networking/iproute.txt":                          tierNormal,
+		"ipamd/ipamd-env-settings.json":                   tierNormal,
+		"containerd/containerd-log.txt":                   tierNormal,
 	}
 	for p, want := range tests {
 		if got := tierOf(p, 1<<20); got != want {
