@@ -30,11 +30,39 @@ func findAssignments(text []byte) [][]int {
 			continue
 		}
 		if loc, ok := parseAssignment(text, c[0], c[1]); ok {
-			locs = append(locs, loc)
+			if loc, ok = credsPassword(text, c[0], c[1], loc); ok {
+				locs = append(locs, loc)
+			}
 			last = loc[1]
 		}
 	}
 	return locs
+}
+
+// credsPassword narrows the value of a flag that takes "user:password"
+// (--creds, --src-creds, --dest-creds of crictl, podman, buildah and
+// skopeo) to the password: the user stays, it helps diagnosis ("AWS" says
+// it was an ECR token). A password that is a reference ($VAR, $(cmd ...))
+// is not a secret, and the match is dropped. Other names, and values
+// without a plausible user, are returned as they are.
+func credsPassword(text []byte, ns, ne int, loc []int) ([]int, bool) {
+	name := text[ns:ne]
+	if name[0] != '-' || !(hasSuffixFold(name, "creds") || hasSuffixFold(name, "credentials")) {
+		return loc, true
+	}
+	v := text[loc[2]:loc[3]]
+	colon := bytes.IndexByte(v, ':')
+	if colon <= 0 || colon > 128 || colon+1 >= len(v) || bytes.IndexByte(v[:colon], '/') >= 0 || v[colon+1] == '/' {
+		return loc, true
+	}
+	if isReference(v[colon+1:]) {
+		return loc, false
+	}
+	return []int{loc[0], loc[1], loc[2] + colon + 1, loc[3]}, true
+}
+
+func hasSuffixFold(b []byte, suffix string) bool {
+	return len(b) >= len(suffix) && bytes.EqualFold(b[len(b)-len(suffix):], []byte(suffix))
 }
 
 // assignmentCandidates returns the spans of names around keyword
@@ -314,7 +342,48 @@ func equalsAssignment(text []byte, ns, ne int) ([]int, bool) {
 		// logs or caches as JSON).
 		return escapedQuotedValue(text, ns, k)
 	}
+	if ve, ok := elementEnd(text, ns, k); ok {
+		return checkValue(text, ns, k, ve, ve)
+	}
 	return tokenValue(text, ns, k)
+}
+
+// elementEnd handles NAME=value as a string of a JSON or Python list, as
+// container runtimes print environments ("Env": ["A=1", "API_TOKEN=a b"],
+// and the same escaped inside a JSON string): the value runs to the
+// string's closing quote, blanks included. The name at ns must open the
+// string, and the string must be a list element (after '[', ',', an
+// escaped newline, or at the start of a line). It returns where the value
+// ends.
+func elementEnd(text []byte, ns, k int) (int, bool) {
+	if ns == 0 || (text[ns-1] != '"' && text[ns-1] != '\'') || bytes.IndexByte([]byte("=&\"'\\"), text[k]) >= 0 || isSpace(text[k]) {
+		return 0, false
+	}
+	q := text[ns-1]
+	open := ns - 1
+	escaped := q == '"' && open > 0 && text[open-1] == '\\'
+	if escaped {
+		open--
+	}
+	b := skipBlanksBack(text, open)
+	if b > 0 && text[b-1] != '[' && text[b-1] != ',' && !(text[b-1] == 'n' && b >= 2 && text[b-2] == '\\') {
+		return 0, false
+	}
+	if escaped {
+		if end := bytes.Index(text[k:], []byte(`\"`)); end >= 0 {
+			return k + end, true
+		}
+		return len(text), true
+	}
+	for e := k; e < len(text); e++ {
+		switch text[e] {
+		case '\\':
+			e++
+		case q:
+			return e, true
+		}
+	}
+	return len(text), true
 }
 
 // escapedQuotedValue reads a value written as \"value\" starting at k.
@@ -429,6 +498,9 @@ func flagAssignment(text []byte, ns, ne int) ([]int, bool) {
 		vs, ve, end := quotedString(text, k)
 		return checkValue(text, ns, vs, ve, end)
 	}
+	if listed && hasPrefixAt(text, k, `\"`) {
+		return escapedQuotedValue(text, ns, k) // a JSON list inside a JSON string
+	}
 	if text[k] == '-' || text[k] == '\\' {
 		return nil, false
 	}
@@ -442,10 +514,14 @@ func flagAssignment(text []byte, ns, ne int) ([]int, bool) {
 
 // nextListElement returns where the element after a flag (ending at ne)
 // starts when the flag is an element of an argument list: its closing
-// quote, if it has one, then a comma.
+// quote (or \" in a list escaped inside a JSON string), if it has one,
+// then a comma.
 func nextListElement(text []byte, ns, ne int) (int, bool) {
 	i := ne
-	if ns > 0 && (text[ns-1] == '"' || text[ns-1] == '\'') && i < len(text) && text[i] == text[ns-1] {
+	switch {
+	case ns > 1 && text[ns-1] == '"' && text[ns-2] == '\\' && hasPrefixAt(text, i, `\"`):
+		i += 2 // [\"--flag\", \"value\"] inside a JSON string
+	case ns > 0 && (text[ns-1] == '"' || text[ns-1] == '\'') && i < len(text) && text[i] == text[ns-1]:
 		i++
 	}
 	i = skipBlanks(text, i)

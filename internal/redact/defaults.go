@@ -41,6 +41,7 @@ const (
 	RuleGitLabToken          = "gitlab-token"
 	RuleSlackToken           = "slack-token"
 	RuleBootstrapToken       = "bootstrap-token"
+	RuleCLIPassword          = "cli-password"
 	RulePasswordAssignment   = "password-assignment"
 )
 
@@ -150,6 +151,13 @@ func buildDefaultRules() []Rule {
 			gate:     bootstrapTokenGate,
 			gateMask: 1,
 		}}},
+		{Name: RuleCLIPassword, matchers: []matcher{{
+			// user:password after -u/--user (curl, ctr pull), -p after
+			// "login" (cliflags.go).
+			find:     findCLIPasswords,
+			group:    1,
+			keywords: []string{"-u", "login"},
+		}}},
 		passwordAssignmentRule(),
 	}
 }
@@ -218,12 +226,26 @@ func gated(m matcher, g *gate, mask uint64) matcher {
 }
 
 func passwordAssignmentRule() Rule {
-	return Rule{Name: RulePasswordAssignment, envPairs: true, matchers: []matcher{{
-		find:     findAssignments,
-		group:    1,
-		gate:     sensitiveAssignmentGate,
-		gateMask: ^uint64(0),
-	}}}
+	return Rule{Name: RulePasswordAssignment, envPairs: true, matchers: []matcher{
+		{
+			find:     findAssignments,
+			group:    1,
+			gate:     sensitiveAssignmentGate,
+			gateMask: ^uint64(0),
+		},
+		{
+			// {"name":"DB_PASSWORD","value":"..."} on one line (envpairs.go).
+			find:     findJSONEnvPairs,
+			group:    1,
+			keywords: []string{`"value"`, `value\"`},
+		},
+		{
+			// kubelet's EnvVar{Name:DB_PASSWORD,Value:...} (envpairs.go).
+			find:     findGoEnvVars,
+			group:    1,
+			keywords: []string{"envvar{name:"},
+		},
+	}}
 }
 
 // urlCredentialsGate passes text with "://" followed later by '@'.

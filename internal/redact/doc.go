@@ -55,7 +55,7 @@
 // DefaultRules, in order: private-key, aws-access-key-id, aws-secret-key,
 // aws-session-token, aws-signature, kubeconfig-credential, docker-auth,
 // authorization-header, bearer-token, eks-token, jwt, url-credentials,
-// github-token, gitlab-token, slack-token, bootstrap-token,
+// github-token, gitlab-token, slack-token, bootstrap-token, cli-password,
 // password-assignment. Choices made:
 //
 //   - AWS key ids: AKIA, ASIA, ABIA and ACCA ids go. AROA, AIDA, ANPA, AGPA
@@ -89,6 +89,35 @@
 //     to get token: timeout" is kept: the YAML form is only recognised at the
 //     start of a line, after a syslog "prog[pid]: " prefix, after an escaped
 //     newline or in a flow mapping.
+//   - Environments written as name/value objects go the same way, the
+//     name deciding: {"name":"KEY","value":"..."} on one line (Kubernetes,
+//     ECS, CodeBuild), keys in either order, blanks or other scalar
+//     members between them, plain or escaped inside a JSON string;
+//     pretty-printed JSON with "name" and "value" on consecutive lines at
+//     the same column; kubelet's Go form of a container spec
+//     (EnvVar{Name:KEY,Value:...,ValueFrom:nil,}). A KEY=value string in a JSON or Python list ("Env":
+//     [...] of ctr containers info and docker inspect) loses everything up
+//     to its closing quote, blanks included. Plain entries such as
+//     {"name":"LOG_LEVEL","value":"debug"} and
+//     AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG=true stay.
+//     Not handled: "value" before "name" on separate lines (the stream
+//     would have to hold a line back), name/value objects with more than
+//     16 members, and Go maps (map[name:KEY
+//     value:...]).
+//   - user:password flags: --creds, --src-creds and --dest-creds (crictl,
+//     podman, skopeo) lose the password and keep the user ("AWS" says it
+//     was an ECR token); crictl --auth (base64 of user:password) goes
+//     whole. cli-password covers flags whose names say nothing: the
+//     password of -u/--user user:password and -U/--proxy-user, and the -p
+//     of a "login" command (docker, nerdctl, helm registry ... login -p).
+//     -u means uid:gid or user:group to docker, nerdctl and ctr run, so a
+//     password goes only when it looks generated (20 bytes or more of
+//     base64 or URL-safe characters mixing upper case, lower case and
+//     digits: every ECR password) or when the command is curl or a ctr
+//     pull, push or fetch; two numbers (-u 1000:1000) and a bare user
+//     (--user root) always stay, as do unexpanded references
+//     (AWS:$(aws ecr get-login-password)). Attached forms (-uuser:pw,
+//     -ppassword) are not handled.
 //   - kubeconfig: token, client-key-data, client-certificate-data, id-token,
 //     refresh-token and access-token values go; certificate-authority-data
 //     stays.
@@ -113,8 +142,10 @@
 // literals or a cheap gate (a shape scan for bootstrap tokens, a scan for
 // "name=" / "name:" around sensitive names); a line is lower-cased once,
 // all literals are found in one table-driven pass, and only the rules whose
-// literal occurs or whose gate passes run. password-assignment is a linear
-// scanner rather than a regular expression, so long lines stay cheap.
+// literal occurs or whose gate passes run. password-assignment and
+// cli-password are linear scanners rather than regular expressions, so long
+// lines stay cheap; the name/value object scan runs only on lines holding
+// "value" in quotes, cli-password only on lines holding "-u" or "login".
 // BenchmarkWriter reports MB/s on typical node logs.
 //
 // # Pseudonymizer

@@ -31,6 +31,14 @@ var plantedSecrets = []struct{ text, core string }{
 	{`{"client_secret": "Zq9vX2mK4pL9"}`, "Zq9vX2mK4pL9"},
 	{"https://admin:Zq9vX2mK4pLa@registry.example.com/v2", "Zq9vX2mK4pLa"},
 	{`{"auth": "` + fakeDockerAuth + `"}`, fakeDockerAuth},
+	{`{"name":"DB_PASSWORD","value":"Zq9vX2mK4pLb"}`, "Zq9vX2mK4pLb"},
+	{`{"value": "Zq9vX2mK4pLc", "name": "API_TOKEN"}`, "Zq9vX2mK4pLc"},
+	{`"Env": ["LOG_LEVEL=debug", "DB_PASSWORD=x Zq9vX2mK4pLd"]`, "Zq9vX2mK4pLd"},
+	{"ctr -n k8s.io images pull --user AWS:" + fakeECRPassword + " img", fakeECRPassword[16:64]},
+	{"curl -u admin:Zq9vX2mK4pLe https://x", "Zq9vX2mK4pLe"},
+	{"docker login -u AWS -p Zq9vX2mK4pLf reg", "Zq9vX2mK4pLf"},
+	{"crictl pull --creds AWS:Zq9vX2mK4pLg img", "Zq9vX2mK4pLg"},
+	{"Env:[]EnvVar{EnvVar{Name:DB_PASSWORD,Value:x Zq9vX2mK4pLh,ValueFrom:nil,},}", "Zq9vX2mK4pLh"},
 }
 
 func FuzzRedact(f *testing.F) {

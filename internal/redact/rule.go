@@ -30,8 +30,9 @@ type Rule struct {
 	// keyBlock marks the rule that also removes multi-line PEM private key
 	// blocks (see the package documentation).
 	keyBlock bool
-	// envPairs marks the rule that also removes the value of a YAML
-	// name/value pair whose name announces a secret (see envpairs.go).
+	// envPairs marks the rule that also removes the value of a YAML or
+	// pretty-printed JSON name/value pair split over two lines whose name
+	// announces a secret (see envpairs.go).
 	envPairs bool
 }
 
