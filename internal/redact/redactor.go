@@ -392,12 +392,19 @@ func (s *redactStream) wanted(bm *boundMatcher) bool {
 // replaced by marker, and reports whether anything was replaced. When the
 // span touches markers, stretches of blanks next to them carry nothing and
 // are kept.
+//
+// markers are in text order and do not overlap (markerSpans finds them so);
+// only those that may touch the span are looked at, so a line with
+// thousands of secrets costs a binary search per secret, not a scan.
 func appendMasked(dst, src []byte, start, end int, markers [][2]int, marker []byte) ([]byte, bool) {
-	touches := false
-	for _, mk := range markers {
-		touches = touches || (mk[1] > start && mk[0] < end)
-	}
-	if !touches {
+	first, _ := slices.BinarySearchFunc(markers, start, func(mk [2]int, start int) int {
+		if mk[1] <= start {
+			return -1
+		}
+		return 1
+	})
+	markers = markers[first:]
+	if len(markers) == 0 || markers[0][0] >= end {
 		return append(dst, marker...), true
 	}
 	replaced := false
@@ -411,7 +418,10 @@ func appendMasked(dst, src []byte, start, end int, markers [][2]int, marker []by
 		replaced = true
 	}
 	for _, mk := range markers {
-		if mk[1] <= pos || mk[0] >= end {
+		if mk[0] >= end {
+			break
+		}
+		if mk[1] <= pos {
 			continue
 		}
 		if mk[0] > pos {
