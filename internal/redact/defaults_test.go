@@ -249,6 +249,7 @@ func TestSensitiveName(t *testing.T) {
 		"bypass": false, "passthrough": false, "passed": false, "keyboard": false, "monkey": false,
 		"token_ttl": false, "tokenTTL": false, "SSHKeyName": false, "KeyPair": false, "password_file": false,
 		"authentication-token-webhook": false, "password-stdin": false, "PasswordAuthentication": false,
+		"SnapshotKey": false, "snapshot_key": false, "bucketKey": false,
 		"": false, "---": false,
 	}
 	for name, want := range cases {

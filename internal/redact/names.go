@@ -225,6 +225,9 @@ var plainKeyQualifiers = map[string]bool{
 	"composite": true, "public": true, "pub": true, "annotation": true, "config": true, "env": true,
 	"taint": true, "selector": true, "tag": true, "tags": true, "range": true, "authorized": true,
 	"node": true, "sub": true, "json": true, "yaml": true, "registry": true, "kernel": true,
+	// containerd and storage: a snapshot key names a layer (ctr containers
+	// info prints "SnapshotKey"), an object or bucket key names an object.
+	"snapshot": true, "layer": true, "content": true, "lease": true, "bucket": true, "shard": true,
 }
 
 // notPassWords end in "pass" without being passwords.
