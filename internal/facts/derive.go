@@ -14,8 +14,8 @@ var eniConfigLabelKeys = []string{"k8s.amazonaws.com/eniConfig", "eks.amazonaws.
 
 // derive computes the facts that follow from others.
 func derive(s Set) {
-	deriveIdentity(s)
 	deriveCluster(s)
+	deriveIdentity(s)
 	deriveCNI(s)
 	deriveMaxPods(s)
 	deriveUserDataGroups(s)
@@ -88,12 +88,29 @@ func partition(region string) string {
 	return "aws"
 }
 
+// deriveCluster reads the endpoint's host and, when nothing recorded the
+// region (no IMDS: a volume collected on a rescue machine, a console log),
+// the region an EKS endpoint names.
 func deriveCluster(s Set) {
 	if ep := s["cluster.endpoint"]; ep != "" {
 		if u, err := url.Parse(ep); err == nil && u.Host != "" {
 			s.set("cluster.endpoint_host", u.Hostname())
+			s.set("node.region", eksEndpointRegion(u.Hostname()))
 		}
 	}
+}
+
+// eksEndpointRegion returns the region of an EKS API server host
+// ("<id>.gr7.ap-northeast-1.eks.amazonaws.com", ".eks.amazonaws.com.cn" in
+// China), or "".
+func eksEndpointRegion(host string) string {
+	labels := strings.Split(strings.ToLower(host), ".")
+	for i := 1; i+1 < len(labels); i++ {
+		if labels[i+1] == "eks" && strings.Count(labels[i], "-") >= 2 && i+2 < len(labels) && labels[i+2] == "amazonaws" {
+			return labels[i]
+		}
+	}
+	return ""
 }
 
 func deriveCNI(s Set) {
