@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nodetriage/nodetriage/internal/probe"
 	"github.com/nodetriage/nodetriage/internal/userdata"
 )
 
@@ -95,22 +96,9 @@ func deriveCluster(s Set) {
 	if ep := s["cluster.endpoint"]; ep != "" {
 		if u, err := url.Parse(ep); err == nil && u.Host != "" {
 			s.set("cluster.endpoint_host", u.Hostname())
-			s.set("node.region", eksEndpointRegion(u.Hostname()))
+			s.set("node.region", probe.EndpointRegion(u.Hostname()))
 		}
 	}
-}
-
-// eksEndpointRegion returns the region of an EKS API server host
-// ("<id>.gr7.ap-northeast-1.eks.amazonaws.com", ".eks.amazonaws.com.cn" in
-// China), or "".
-func eksEndpointRegion(host string) string {
-	labels := strings.Split(strings.ToLower(host), ".")
-	for i := 1; i+1 < len(labels); i++ {
-		if labels[i+1] == "eks" && strings.Count(labels[i], "-") >= 2 && i+2 < len(labels) && labels[i+2] == "amazonaws" {
-			return labels[i]
-		}
-	}
-	return ""
 }
 
 func deriveCNI(s Set) {

@@ -493,3 +493,33 @@ func FuzzRegional(f *testing.F) {
 		}
 	})
 }
+
+func TestEndpointRegion(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://8D2E4F6A0B1C3D5E7F9A1B3C5D7E9F10.gr7.ap-northeast-1.eks.amazonaws.com": "ap-northeast-1",
+		"ABC.yl4.cn-north-1.eks.amazonaws.com.cn":                                       "cn-north-1",
+		"https://ABC.GR7.US-GOV-WEST-1.EKS.AMAZONAWS.COM:443":                           "us-gov-west-1",
+		"https://api.example.com:6443":                                                  "",
+		"https://eks.us-west-2.amazonaws.com":                                           "",
+		"https://x.not-a-region.eks.amazonaws.com":                                      "",
+		"https://127.0.0.1:6443":                                                        "",
+		"://":                                                                           "",
+		"":                                                                              "",
+	} {
+		if got := EndpointRegion(in); got != want {
+			t.Errorf("EndpointRegion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzEndpointRegion(f *testing.F) {
+	f.Add("https://ABC.gr7.us-west-2.eks.amazonaws.com")
+	f.Add("https://127.0.0.1:6443")
+	f.Add("://")
+	f.Fuzz(func(t *testing.T, s string) {
+		r := EndpointRegion(s)
+		if r != "" && (!strings.Contains(strings.ToLower(s), r) || !validRegion(r)) {
+			t.Fatalf("region %q from %q", r, s)
+		}
+	})
+}

@@ -99,3 +99,24 @@ func allOf(s string, digits bool) bool {
 	}
 	return true
 }
+
+// EndpointRegion reads the region out of an EKS API server URL or host
+// ("https://ABC.gr7.ap-northeast-1.eks.amazonaws.com" → "ap-northeast-1",
+// also for ".eks.amazonaws.com.cn"), or returns "" for any other endpoint.
+func EndpointRegion(endpoint string) string {
+	host := endpoint
+	if strings.Contains(endpoint, "://") {
+		u, err := url.Parse(strings.TrimSpace(endpoint))
+		if err != nil {
+			return ""
+		}
+		host = u.Hostname()
+	}
+	labels := strings.Split(strings.ToLower(host), ".")
+	for i := 1; i+2 < len(labels); i++ {
+		if labels[i+1] == "eks" && labels[i+2] == "amazonaws" && validRegion(labels[i]) {
+			return labels[i]
+		}
+	}
+	return ""
+}

@@ -165,9 +165,6 @@ func TestFindClusterOnFakeNodes(t *testing.T) {
 			if !strings.HasPrefix(string(c.CA), "-----BEGIN CERTIFICATE-----") {
 				t.Fatalf("CA is not PEM: %.40q", c.CA)
 			}
-			if RegionFromEndpoint(c.Server) != "ap-northeast-1" {
-				t.Fatalf("region from %s = %q", c.Server, RegionFromEndpoint(c.Server))
-			}
 		})
 	}
 	// Without user data, the kubeconfig of the kubelet is used.
@@ -175,16 +172,4 @@ func TestFindClusterOnFakeNodes(t *testing.T) {
 	if !ok || c.From != "/var/lib/kubelet/kubeconfig" || len(c.CA) == 0 {
 		t.Fatalf("kubeconfig fallback = %+v, %v", c, ok)
 	}
-}
-
-func FuzzRegionFromEndpoint(f *testing.F) {
-	f.Add("https://ABC.gr7.us-west-2.eks.amazonaws.com")
-	f.Add("https://127.0.0.1:6443")
-	f.Add("://")
-	f.Fuzz(func(t *testing.T, s string) {
-		r := RegionFromEndpoint(s)
-		if r != "" && !strings.Contains(s, r) {
-			t.Fatalf("region %q not in %q", r, s)
-		}
-	})
 }

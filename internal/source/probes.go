@@ -3,8 +3,6 @@ package source
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/nodetriage/nodetriage/internal/probe"
@@ -61,7 +59,7 @@ func (s *Probes) Collect(ctx context.Context, out Sink) error {
 	report.APIServer, report.APIServerFrom, report.ClusterCAPresent = cluster.Server, cluster.From, len(cluster.CA) > 0
 	report.Region, report.RegionFrom = md.Region, "imds"
 	if report.Region == "" {
-		if r := RegionFromEndpoint(cluster.Server); r != "" {
+		if r := probe.EndpointRegion(cluster.Server); r != "" {
 			report.Region, report.RegionFrom = r, "api server endpoint"
 		} else {
 			report.RegionFrom = ""
@@ -73,20 +71,4 @@ func (s *Probes) Collect(ctx context.Context, out Sink) error {
 	}
 	report.Results = probe.Run(ctx, targets, s.opts)
 	return writeJSON(out, "probes/probes.json", report)
-}
-
-// RegionFromEndpoint reads the region out of an EKS endpoint host
-// ("https://ABC.gr7.ap-northeast-1.eks.amazonaws.com" → "ap-northeast-1").
-func RegionFromEndpoint(server string) string {
-	u, err := url.Parse(server)
-	if err != nil {
-		return ""
-	}
-	labels := strings.Split(u.Hostname(), ".")
-	for i := 1; i+1 < len(labels); i++ {
-		if labels[i+1] == "eks" && strings.Count(labels[i], "-") >= 2 {
-			return labels[i]
-		}
-	}
-	return ""
 }
