@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -110,7 +111,7 @@ func parseCPUStat(data []byte) ([]cpuStatLine, bool) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) != 2 || !isCPUStatKey(f[0]) {
+		if len(f) != 2 || !slices.Contains(cpuStatKeys, f[0]) {
 			continue
 		}
 		v, err := strconv.ParseUint(f[1], 10, 64)
@@ -123,15 +124,6 @@ func parseCPUStat(data []byte) ([]cpuStatLine, bool) {
 		}
 	}
 	return lines, throttled
-}
-
-func isCPUStatKey(k string) bool {
-	for _, want := range cpuStatKeys {
-		if k == want {
-			return true
-		}
-	}
-	return false
 }
 
 // writeThrottledCgroup writes one throttled cgroup: the path of its

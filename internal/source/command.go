@@ -75,10 +75,10 @@ func (c *Command) Collect(ctx context.Context, out Sink) error {
 			return fmt.Errorf("%w: %s: %w", ErrSkipped, c.argv[0], err)
 		}
 	}
-	bin, err := exec.LookPath(c.argv[0])
+	bin, err := lookTool(c.argv[0])
 	if err != nil {
 		if c.fallback == nil {
-			return fmt.Errorf("%w: %s is not installed", ErrSkipped, c.argv[0])
+			return err
 		}
 		return c.runFallback(ctx, out)
 	}

@@ -46,12 +46,12 @@ type probeReport struct {
 // Collect runs the probes in parallel.
 func (s *Probes) Collect(ctx context.Context, out Sink) error {
 	md, _ := s.imds.Metadata(ctx)
+	if !s.imds.DescribesNode(ctx) {
+		return fmt.Errorf("%w: the probes would test the network of the machine collect runs on, which is not the node of --root %s",
+			ErrSkipped, s.tree.Dir())
+	}
 	report := probeReport{RanOn: "node", DescribesNode: true}
 	if s.tree.Mounted() {
-		if !s.imds.DescribesNode(ctx) {
-			return fmt.Errorf("%w: the probes would test the network of the machine collect runs on, which is not the node of --root %s",
-				ErrSkipped, s.tree.Dir())
-		}
 		report.RanOn = "node, whose file system is at --root " + s.tree.Dir()
 	}
 	ud, _ := s.userData.Parsed(ctx)

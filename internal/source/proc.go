@@ -395,31 +395,21 @@ func Addresses(_ context.Context, w io.Writer) error {
 // Processes writes pid, parent, state and command line of every process,
 // for machines without ps.
 func Processes(ctx context.Context, w io.Writer) error {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return fmt.Errorf("listing /proc: %w", err)
-	}
 	fmt.Fprintf(w, "%8s %8s %s %s\n", "PID", "PPID", "S", "COMMAND")
-	for _, e := range entries {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+	return forEachPid(ctx, "/proc", func(pid int, dir string) error {
+		stat, err := os.ReadFile(filepath.Join(dir, "stat"))
 		if err != nil {
-			continue
+			return nil // the process is gone
 		}
 		comm, state, ppid := parseProcStat(stat)
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
 		command := strings.TrimSpace(string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 		if command == "" {
 			command = "[" + comm + "]"
 		}
-		fmt.Fprintf(w, "%8s %8s %s %s\n", e.Name(), ppid, state, command)
-	}
-	return nil
+		_, err = fmt.Fprintf(w, "%8d %8s %s %s\n", pid, ppid, state, command)
+		return err
+	})
 }
 
 // parseProcStat reads the command name, state and parent pid of a
