@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nodetriage/nodetriage/internal/source"
@@ -49,25 +50,23 @@ func tierOf(p string, size int64) int {
 // stateDumps are listings of the node's state that grow with the cluster
 // and the workload (kube-proxy's iptables rules, every thread, every
 // socket) and explain fewer join failures than the logs, so they give up
-// bytes with the bulk logs.
-var stateDumps = []string{
-	"system/allprocstat.txt", "system/ps-threads.txt", "system/top.txt", "system/systemd-analyze.svg",
-	"system/pkglist.txt", "system/pkglist-dpkg.txt", "system/netstat.txt",
-	"networking/iptables", "networking/ip6tables", "networking/ipset.txt", "networking/ipvsadm.txt",
-	"networking/ss.txt", "networking/conntrack.txt",
-	"containerd/containerd-images.txt", "containerd/containerd-plugins.txt", "containerd/containerd-containers.txt",
-	"ipamd/metrics.json",
-}
-
-// isStateDump tells whether p is one of stateDumps (a name ending in ".txt"
-// or ".json" exactly, the others as a prefix: iptables-nat.txt...).
-func isStateDump(p string) bool {
-	for _, d := range stateDumps {
-		if p == d || !strings.Contains(path.Base(d), ".") && strings.HasPrefix(p, d) {
-			return true
-		}
+// bytes with the bulk logs. stateDumpPrefixes name families of them
+// (iptables-nat.txt, ip6tables-save.txt...).
+var (
+	stateDumps = []string{
+		"system/allprocstat.txt", "system/ps-threads.txt", "system/top.txt", "system/systemd-analyze.svg",
+		"system/pkglist.txt", "system/pkglist-dpkg.txt", "system/netstat.txt",
+		"networking/ipset.txt", "networking/ipvsadm.txt", "networking/ss.txt", "networking/conntrack.txt",
+		"containerd/containerd-images.txt", "containerd/containerd-plugins.txt", "containerd/containerd-containers.txt",
+		"ipamd/metrics.json",
 	}
-	return false
+	stateDumpPrefixes = []string{"networking/iptables", "networking/ip6tables"}
+)
+
+// isStateDump tells whether p is one of stateDumps or of their families.
+func isStateDump(p string) bool {
+	return slices.Contains(stateDumps, p) ||
+		slices.ContainsFunc(stateDumpPrefixes, func(prefix string) bool { return strings.HasPrefix(p, prefix) })
 }
 
 // budgetFile is one staged file as the budget sees it.
