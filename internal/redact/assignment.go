@@ -51,8 +51,8 @@ func credsPassword(text []byte, ns, ne int, loc []int) ([]int, bool) {
 		return loc, true
 	}
 	v := text[loc[2]:loc[3]]
-	colon := bytes.IndexByte(v, ':')
-	if colon <= 0 || colon > 128 || colon+1 >= len(v) || bytes.IndexByte(v[:colon], '/') >= 0 || v[colon+1] == '/' {
+	colon, ok := userPasswordColon(v)
+	if !ok || colon == 0 || v[colon+1] == '/' {
 		return loc, true
 	}
 	if isReference(v[colon+1:]) {

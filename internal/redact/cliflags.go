@@ -121,8 +121,8 @@ func cliFlagAt(text []byte, fs int) (kind, fe int) {
 // userPassword returns where the password starts in a "user:password"
 // value of a user flag, when it is to be redacted (see the rules above).
 func userPassword(v []byte, kind int, cmd *cmdContext) (int, bool) {
-	colon := bytes.IndexByte(v, ':')
-	if colon < 0 || colon > 128 || colon+1 >= len(v) || bytes.IndexByte(v[:colon], '/') >= 0 {
+	colon, ok := userPasswordColon(v)
+	if !ok {
 		return 0, false
 	}
 	user, pw := v[:colon], v[colon+1:]
@@ -136,6 +136,17 @@ func userPassword(v []byte, kind int, cmd *cmdContext) (int, bool) {
 		return colon + 1, true
 	}
 	return 0, false
+}
+
+// userPasswordColon returns where the colon of a "user:password" value is:
+// a user of at most 128 bytes without '/' (not a path or a URL), and a
+// non-empty password after it.
+func userPasswordColon(v []byte) (int, bool) {
+	colon := bytes.IndexByte(v, ':')
+	if colon < 0 || colon > 128 || colon+1 >= len(v) || bytes.IndexByte(v[:colon], '/') >= 0 {
+		return 0, false
+	}
+	return colon, true
 }
 
 // isReference reports a value that names a secret kept elsewhere instead
